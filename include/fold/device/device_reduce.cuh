@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! fold::DeviceReduce: device-wide reductions with CUB's calling conventions.
+#pragma once
+
+#include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace fold
+{
+
+//! Device-wide reductions of a sequence of items in device-accessible memory.
+//!
+//! Every algorithm takes CUB's two calls. With `d_temp_storage == nullptr` it only writes the number of bytes
+//! of temporary storage it needs to `temp_storage_bytes` and returns; called again with that much storage, it
+//! runs. The size depends only on the types, `num_items` and the device, never shrinks as `num_items` grows,
+//! and is never 0.
+//!
+//! @code
+//! size_t bytes = 0;
+//! fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, n, stream);  // 1. query the size
+//! cudaMallocAsync(&d_temp, bytes, stream);
+//! fold::DeviceReduce::Sum(d_temp, bytes, d_in, d_out, n, stream);   // 2. run, ordered on `stream`
+//! @endcode
+//!
+//! Common to every algorithm:
+//! - The work is queued on `stream`: nothing synchronises with the host, nothing is allocated, nothing runs on
+//!   another stream, and a call may be captured into a CUDA graph.
+//! - `num_items` may be any integer type; 64-bit counts work end to end.
+//! - `d_in` is a random-access iterator (a pointer, or e.g. a thrust counting or transform iterator); input
+//!   through an aligned raw pointer of a primitive type is read with 16-byte vector loads.
+//! - Return values: `cudaSuccess`; `cudaErrorInvalidValue` for a negative `num_items`, a null `d_in` with
+//!   `num_items > 0`, a null output, or `temp_storage_bytes` smaller than the query returned (checked before
+//!   anything is launched, so the outputs are left as they were); otherwise the error of the CUDA runtime call
+//!   or kernel launch that failed. Nothing throws, exits or prints.
+//! - Operators must be associative. The results of one call are the same bitwise on every run on the same
+//!   device with the same `num_items`.
+struct DeviceReduce
+{
+  //! `init op x[0] op x[1] op ... op x[num_items - 1]`, written to `*d_out` (`init` when `num_items` is 0).
+  //!
+  //! The accumulator is `decltype(reduction_op(init, *d_in))`: an `init` of a wider type gives a wider
+  //! accumulator (`float` init over `__half` input sums in `float`). It must be default-constructible and
+  //! copyable. `reduction_op` is a `__host__ __device__` (or `__device__`) callable; it must be associative,
+  //! and in this version of fold also commutative (a non-commutative operator may see its operands reordered).
+  //!
+  //! @param[in] d_temp_storage   device storage, or `nullptr` to query its size
+  //! @param[in,out] temp_storage_bytes   the size of `d_temp_storage`; written when querying
+  //! @param[in] d_in   the input items `[d_in, d_in + num_items)`
+  //! @param[out] d_out   where the result is written, converted to its value type
+  //! @param[in] num_items   the number of items (>= 0)
+  //! @param[in] reduction_op   the binary operator
+  //! @param[in] init   the initial value
+  //! @param[in] stream   the stream to run on (default: the default stream)
+  template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T, typename NumItemsT>
+  static cudaError_t Reduce(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            NumItemsT num_items,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
+                  "fold::DeviceReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
+    using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
+    return detail::reduce<AccumT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      d_out,
+      num_items,
+      reduction_op,
+      detail::InitialValue<T>{init},
+      detail::CastTo<AccumT>{},
+      stream);
+  }
+
+  //! The sum of the items, written to `*d_out` (0 when `num_items` is 0).
+  //!
+  //! The sum starts from a zero of the output's value type (the input's, when the output has none) and
+  //! accumulates in `decltype(zero + item)`: integers narrower than `int` sum in `int`, as in CUB; `__half` and
+  //! `__nv_bfloat16` sum in `float` and are converted once at the end (CUB sums them in 16 bits). Parameters
+  //! as for `Reduce`.
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
+  static cudaError_t Sum(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         NumItemsT num_items,
+                         cudaStream_t stream = 0)
+  {
+    using InputT  = detail::value_t<InputIteratorT>;
+    using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
+    using InitT   = detail::sum_init_t<OutputT>;
+    using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
+    return detail::reduce<AccumT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      d_out,
+      num_items,
+      fold::Sum{},
+      detail::InitialValue<InitT>{InitT{}},
+      detail::CastTo<AccumT>{},
+      stream);
+  }
+
+  //! The smallest item by `<`, written to `*d_out`; for empty input the identity of min: +infinity for
+  //! floating-point types, the largest value for integers. Parameters as for `Reduce`.
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
+  static cudaError_t Min(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         NumItemsT num_items,
+                         cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    return detail::reduce<InputT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      d_out,
+      num_items,
+      fold::Min{},
+      detail::InitialValue<InputT>{detail::min_identity<InputT>()},
+      detail::CastTo<InputT>{},
+      stream);
+  }
+
+  //! The largest item by `<`, written to `*d_out`; for empty input the identity of max: -infinity for
+  //! floating-point types, the lowest value for integers. Parameters as for `Reduce`.
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
+  static cudaError_t Max(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         NumItemsT num_items,
+                         cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    return detail::reduce<InputT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      d_out,
+      num_items,
+      fold::Max{},
+      detail::InitialValue<InputT>{detail::max_identity<InputT>()},
+      detail::CastTo<InputT>{},
+      stream);
+  }
+
+  //! The smallest item by `<` to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
+  //! first occurrence. For empty input: the identity of min (as for `Min`) and index -1.
+  //!
+  //! @param[out] d_min_out   where the minimum is written
+  //! @param[out] d_index_out   where its index is written, as `int64_t` converted to the iterator's value type
+  //!
+  //! Other parameters as for `Reduce`.
+  template <typename InputIteratorT, typename ExtremumOutIteratorT, typename IndexOutIteratorT, typename NumItemsT>
+  static cudaError_t ArgMin(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            ExtremumOutIteratorT d_min_out,
+                            IndexOutIteratorT d_index_out,
+                            NumItemsT num_items,
+                            cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    using AccumT = KeyValuePair<std::int64_t, InputT>;
+    return detail::reduce<AccumT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_min_out, d_index_out},
+      num_items,
+      fold::ArgMin{},
+      detail::EmptyResult<AccumT>{{-1, detail::min_identity<InputT>()}},
+      detail::PairWithIndex<InputT>{},
+      stream);
+  }
+
+  //! The largest item by `<` to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
+  //! first occurrence. For empty input: the identity of max (as for `Max`) and index -1.
+  //!
+  //! Parameters as for `ArgMin`.
+  template <typename InputIteratorT, typename ExtremumOutIteratorT, typename IndexOutIteratorT, typename NumItemsT>
+  static cudaError_t ArgMax(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            ExtremumOutIteratorT d_max_out,
+                            IndexOutIteratorT d_index_out,
+                            NumItemsT num_items,
+                            cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    using AccumT = KeyValuePair<std::int64_t, InputT>;
+    return detail::reduce<AccumT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_max_out, d_index_out},
+      num_items,
+      fold::ArgMax{},
+      detail::EmptyResult<AccumT>{{-1, detail::max_identity<InputT>()}},
+      detail::PairWithIndex<InputT>{},
+      stream);
+  }
+
+  //! `init op f(x[0]) op f(x[1]) op ... op f(x[num_items - 1])`, written to `*d_out` (`init` when `num_items`
+  //! is 0), with `f = transform_op` applied to each item as it is loaded (no intermediate array).
+  //!
+  //! The accumulator is `decltype(reduction_op(init, transform_op(*d_in)))`.
+  //!
+  //! @param[in] transform_op   the unary transform, a `__host__ __device__` (or `__device__`) callable
+  //!
+  //! Other parameters as for `Reduce`.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename TransformOpT,
+            typename T,
+            typename NumItemsT>
+  static cudaError_t TransformReduce(void* d_temp_storage,
+                                     std::size_t& temp_storage_bytes,
+                                     InputIteratorT d_in,
+                                     OutputIteratorT d_out,
+                                     NumItemsT num_items,
+                                     ReductionOpT reduction_op,
+                                     TransformOpT transform_op,
+                                     T init,
+                                     cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    static_assert(std::is_invocable_v<TransformOpT, const InputT&>,
+                  "fold::DeviceReduce::TransformReduce: transform_op must be callable as transform_op(*d_in)");
+    using ItemT = std::decay_t<std::invoke_result_t<TransformOpT, const InputT&>>;
+    static_assert(std::is_invocable_v<ReductionOpT, const T&, const ItemT&>,
+                  "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
+                  "reduction_op(init, transform_op(*d_in))");
+    using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
+    return detail::reduce<AccumT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      d_out,
+      num_items,
+      reduction_op,
+      detail::InitialValue<T>{init},
+      detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
+      stream);
+  }
+};
+
+} // namespace fold

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Everything fold offers, in one include.
+#pragma once
+
+#include <fold/agent/agent_reduce.cuh>
+#include <fold/block/block_reduce.cuh>
+#include <fold/device/device_reduce.cuh>
+#include <fold/grid/grid_even_share.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/warp/warp_reduce.cuh>

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! Per-device facts the dispatch needs on every call, read once per device and cached lock-free: the PTX
+//! version of the image the driver loaded for this code, and the number of multiprocessors.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+
+namespace fold::detail
+{
+
+//! Devices with an ordinal below this are cached; others are queried on every call.
+inline constexpr int max_cached_devices = 64;
+
+//! A cache of one positive `int` per device; 0 means "not read yet". Racing first readers may both query;
+//! they store the same value, so no lock is needed.
+using DeviceCache = std::atomic<int>[max_cached_devices];
+
+//! `value` for `device`, from `cache` or, the first time, from `query(int& value)`.
+template <typename QueryT>
+cudaError_t cached_per_device(DeviceCache& cache, int device, int& value, QueryT query)
+{
+  const bool cacheable = device >= 0 && device < max_cached_devices;
+  if (cacheable)
+  {
+    value = cache[device].load(std::memory_order_relaxed);
+    if (value > 0)
+    {
+      return cudaSuccess;
+    }
+  }
+  if (const cudaError_t error = query(value); error != cudaSuccess)
+  {
+    return error;
+  }
+  if (cacheable && value > 0)
+  {
+    cache[device].store(value, std::memory_order_relaxed);
+  }
+  return cudaSuccess;
+}
+
+template <int = 0>
+__global__ void EmptyKernel()
+{}
+
+//! The PTX version (`__CUDA_ARCH__` spelling: 900 for sm_90) of the image loaded for the current device,
+//! `device`. This is what the kernels' `FOLD_ARCH` is, so host and device select the same policy.
+inline cudaError_t ptx_version(int device, int& version)
+{
+  static DeviceCache cache;
+  return cached_per_device(cache, device, version, [](int& v) {
+    cudaFuncAttributes attributes{};
+    const cudaError_t error = cudaFuncGetAttributes(&attributes, EmptyKernel<>);
+    v                       = attributes.ptxVersion * 10;
+    return error;
+  });
+}
+
+//! The number of streaming multiprocessors of `device`.
+inline cudaError_t sm_count(int device, int& count)
+{
+  static DeviceCache cache;
+  return cached_per_device(cache, device, count, [device](int& v) {
+    return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device);
+  });
+}
+
+} // namespace fold::detail

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The reduction operators fold provides, the key-value pair the arg-reductions produce, and the identities of
+//! min and max.
+#pragma once
+
+#include <fold/util/macros.cuh>
+#include <fold/util/type_traits.cuh>
+
+#include <cuda/std/limits>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace fold
+{
+
+//! A value and the position (key) it was found at; what ArgMin/ArgMax reduce.
+template <typename KeyT, typename ValueT>
+struct KeyValuePair
+{
+  KeyT key;
+  ValueT value;
+};
+
+namespace detail
+{
+// The result of `Sum{}(a, b)`: a 16-bit float meets a wider float in that float; two 16-bit floats add in their
+// own type; everything else follows the built-in `a + b` (so `int8 + int8` is `int`, as in CUB).
+template <typename A, typename B, typename = void>
+struct sum_result
+{
+  using type = decltype(std::declval<const A&>() + std::declval<const B&>());
+};
+template <typename A, typename B>
+struct sum_result<A, B, std::enable_if_t<is_16bit_float_v<A> != is_16bit_float_v<B>>>
+{
+  using Other = std::conditional_t<is_16bit_float_v<A>, B, A>;
+  using type  = std::conditional_t<std::is_floating_point_v<Other>, Other, float>;
+};
+template <typename A, typename B>
+using sum_result_t = std::decay_t<typename sum_result<A, B>::type>;
+} // namespace detail
+
+//! `a + b`. Mixed 16-bit and wider floats add in the wider type, which is what lets `Sum` over `__half`
+//! accumulate in `float`.
+struct Sum
+{
+  template <typename A, typename B>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr detail::sum_result_t<A, B> operator()(const A& a, const B& b) const
+  {
+    using R = detail::sum_result_t<A, B>;
+    return detail::convert<R>(a) + detail::convert<R>(b);
+  }
+};
+
+//! The smaller of `a` and `b` by `<`; `a` on ties.
+struct Min
+{
+  template <typename T>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& a, const T& b) const
+  {
+    return (b < a) ? b : a;
+  }
+};
+
+//! The larger of `a` and `b` by `<`; `a` on ties.
+struct Max
+{
+  template <typename T>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& a, const T& b) const
+  {
+    return (a < b) ? b : a;
+  }
+};
+
+//! The pair with the smaller value; on equal values the smaller key, so the first occurrence wins in any order.
+struct ArgMin
+{
+  template <typename K, typename V>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
+  operator()(const KeyValuePair<K, V>& a, const KeyValuePair<K, V>& b) const
+  {
+    return (b.value < a.value || (!(a.value < b.value) && b.key < a.key)) ? b : a;
+  }
+};
+
+//! The pair with the larger value; on equal values the smaller key, so the first occurrence wins in any order.
+struct ArgMax
+{
+  template <typename K, typename V>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
+  operator()(const KeyValuePair<K, V>& a, const KeyValuePair<K, V>& b) const
+  {
+    return (a.value < b.value || (!(b.value < a.value) && b.key < a.key)) ? b : a;
+  }
+};
+
+namespace detail
+{
+//! The identity of `Min` over `T`: +infinity for floating types, the largest value otherwise.
+template <typename T>
+FOLD_HOST_DEVICE constexpr T min_identity()
+{
+  if constexpr (is_floating_v<T>)
+  {
+    return ::cuda::std::numeric_limits<T>::infinity();
+  }
+  else
+  {
+    return ::cuda::std::numeric_limits<T>::max();
+  }
+}
+
+//! The identity of `Max` over `T`: -infinity for floating types, the lowest value otherwise.
+template <typename T>
+FOLD_HOST_DEVICE constexpr T max_identity()
+{
+  if constexpr (is_floating_v<T>)
+  {
+    return -::cuda::std::numeric_limits<T>::infinity();
+  }
+  else
+  {
+    return ::cuda::std::numeric_limits<T>::lowest();
+  }
+}
+
+//! The item transform the kernels apply as they load: `(item, global index) -> value to reduce`.
+//! `CastTo` reduces the items as they are (converted to the accumulator).
+template <typename AccumT>
+struct CastTo
+{
+  template <typename T, typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE AccumT operator()(const T& item, OffsetT) const
+  {
+    return detail::convert<AccumT>(item);
+  }
+};
+
+//! Wraps a user's unary transform (TransformReduce) so that it ignores the index.
+template <typename AccumT, typename TransformOpT>
+struct ApplyTransform
+{
+  TransformOpT op;
+  template <typename T, typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE AccumT operator()(const T& item, OffsetT) const
+  {
+    return detail::convert<AccumT>(op(item));
+  }
+};
+
+//! Pairs each item with its global index, for ArgMin and ArgMax.
+template <typename ValueT>
+struct PairWithIndex
+{
+  template <typename T, typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE KeyValuePair<std::int64_t, ValueT> operator()(const T& item, OffsetT i) const
+  {
+    return {static_cast<std::int64_t>(i), detail::convert<ValueT>(item)};
+  }
+};
+
+} // namespace detail
+} // namespace fold

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! WarpReduce: the reduction of one value per lane across a logical warp of 1..32 lanes (a power of two).
+//! Types that can be shuffled (`fold::is_shuffleable`) move between lanes with `__shfl_down_sync`, 32 bits at a
+//! time; others go through shared memory. Both paths combine neighbours lower-lane-first, so the result is
+//! `x0 op x1 op ... op x(n-1)` in lane order: an associative operator need not be commutative.
+#pragma once
+
+#include <fold/util/macros.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
+#include <fold/util/uninitialized.cuh>
+
+#include <cstring>
+
+namespace fold
+{
+
+namespace detail
+{
+//! `__shfl_down_sync` for any trivially copyable type, one 32-bit word at a time.
+template <typename T>
+FOLD_DEVICE FOLD_FORCEINLINE T shuffle_down(const T& value, int offset, int width)
+{
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
+  {
+    if constexpr (std::is_arithmetic_v<T>)
+    {
+      return __shfl_down_sync(0xffffffffu, value, offset, width);
+    }
+  }
+  constexpr int words = (sizeof(T) + 3) / 4;
+  unsigned int buffer[words] = {};
+  std::memcpy(buffer, &value, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i)
+  {
+    buffer[i] = __shfl_down_sync(0xffffffffu, buffer[i], offset, width);
+  }
+  T result;
+  std::memcpy(&result, buffer, sizeof(T));
+  return result;
+}
+} // namespace detail
+
+//! @tparam T the value type
+//! @tparam LogicalWarpThreads lanes per logical warp: a power of two from 1 to 32. Every lane of the hardware
+//!   warp must call the same member function together.
+template <typename T, int LogicalWarpThreads = 32>
+class WarpReduce
+{
+  static_assert(LogicalWarpThreads >= 1 && LogicalWarpThreads <= 32
+                  && (LogicalWarpThreads & (LogicalWarpThreads - 1)) == 0,
+                "WarpReduce: LogicalWarpThreads must be a power of two from 1 to 32");
+
+  static constexpr bool use_shuffles = is_shuffleable_v<T>;
+
+  struct SharedStorage
+  {
+    detail::Uninitialized<T, LogicalWarpThreads> values;
+  };
+  struct NoStorage
+  {};
+
+public:
+  //! Shared memory the reduction needs: empty for shuffle-able types. One per logical warp.
+  using TempStorage = std::conditional_t<use_shuffles, NoStorage, SharedStorage>;
+
+  FOLD_DEVICE FOLD_FORCEINLINE explicit WarpReduce(TempStorage& storage)
+      : storage_(storage)
+      , lane_(static_cast<int>(threadIdx.x) % LogicalWarpThreads)
+  {}
+
+  //! The reduction of every lane's `value` in lane order. The result is valid in lane 0 of the logical warp.
+  template <typename ReductionOpT>
+  FOLD_DEVICE FOLD_FORCEINLINE T Reduce(T value, ReductionOpT op)
+  {
+    return Reduce(value, op, LogicalWarpThreads);
+  }
+
+  //! The reduction of the values of lanes `[0, num_valid)` in lane order (1 <= num_valid <= LogicalWarpThreads);
+  //! the other lanes' values are never read. The result is valid in lane 0.
+  template <typename ReductionOpT>
+  FOLD_DEVICE FOLD_FORCEINLINE T Reduce(T value, ReductionOpT op, int num_valid)
+  {
+    // After the step with offset `o`, lane `i` (a multiple of 2o) holds lanes [i, min(i + 2o, num_valid)).
+    if constexpr (use_shuffles)
+    {
+#pragma unroll
+      for (int offset = 1; offset < LogicalWarpThreads; offset *= 2)
+      {
+        const T other = detail::shuffle_down(value, offset, LogicalWarpThreads);
+        if (lane_ + offset < num_valid)
+        {
+          value = op(value, other);
+        }
+      }
+      return value;
+    }
+    else
+    {
+      T* slots = storage_.values.data();
+      detail::construct_at(slots + lane_, value);
+      __syncwarp();
+#pragma unroll
+      for (int offset = 1; offset < LogicalWarpThreads; offset *= 2)
+      {
+        if (lane_ % (2 * offset) == 0 && lane_ + offset < num_valid)
+        {
+          slots[lane_] = op(slots[lane_], slots[lane_ + offset]);
+        }
+        __syncwarp();
+      }
+      const T result = slots[lane_];
+      __syncwarp(); // the storage may be reused as soon as this returns
+      return result;
+    }
+  }
+
+  //! `Reduce(value, fold::Sum{})`.
+  FOLD_DEVICE FOLD_FORCEINLINE T Sum(T value)
+  {
+    return static_cast<T>(Reduce(value, fold::Sum{}));
+  }
+
+private:
+  TempStorage& storage_;
+  int lane_;
+};
+
+} // namespace fold
