@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers for the DeviceReduce tests: the tile of a type on this device, and the error bound of a float sum.
+#pragma once
+
+#include <fold/device/device_reduce.cuh>
+
+#include "test_util.cuh"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace fold_test
+{
+
+//! The tile (items) the dispatch uses for input `T*` on this device: the single-tile / two-pass boundary.
+template <typename T>
+int tile_items()
+{
+  return fold::reduce_tile_shape<const T*>(current_ptx_version()).tile_items;
+}
+
+inline int sm_count()
+{
+  int device = 0, sms = 0;
+  CUDA_REQUIRE(cudaGetDevice(&device));
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+//! Unit roundoff of `T`.
+template <typename T>
+double unit_roundoff()
+{
+  if constexpr (std::is_same_v<T, __half>)
+  {
+    return 0x1.0p-11;
+  }
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+  {
+    return 0x1.0p-8;
+  }
+  else
+  {
+    return std::numeric_limits<T>::epsilon() / 2;
+  }
+}
+
+//! Host reference of a sum: the exact-enough value (in double) and the sum of magnitudes.
+struct SumReference
+{
+  double sum       = 0;
+  double magnitude = 0;
+};
+
+template <typename T>
+SumReference sum_reference(const std::vector<T>& values)
+{
+  SumReference r;
+  for (const T& v : values)
+  {
+    const double x = to_double(v);
+    r.sum += x;
+    r.magnitude += std::fabs(x);
+  }
+  return r;
+}
+
+//! A worst-case bound on the error of a float sum of `n` items computed by fold in `AccumT` and written as
+//! `OutputT`: a summation tree of depth d errs by at most d * u * sum|x| (Higham, 4.3). fold's tree is at most
+//! (items each thread accumulates) + (log2 of block and grid) + (the partials each thread of pass 2 takes) deep;
+//! items per thread are at most one tile's share plus n / (SMs x threads), since pass 1 has at least one block
+//! per SM. Converting to a 16-bit output adds half an ulp of the result.
+template <typename AccumT, typename OutputT, typename InputT>
+double sum_error_bound(std::size_t n, const SumReference& reference)
+{
+  const auto shape    = fold::reduce_tile_shape<const InputT*>(current_ptx_version());
+  const double depth  = shape.items_per_thread + static_cast<double>(n) / (sm_count() * shape.block_threads)
+                     + 2 * std::log2(static_cast<double>(n) + 2) + 64;
+  double bound = depth * unit_roundoff<AccumT>() * reference.magnitude;
+  if constexpr (!std::is_same_v<AccumT, OutputT>)
+  {
+    bound += unit_roundoff<OutputT>() * std::fabs(reference.sum) * 1.01;
+  }
+  return bound;
+}
+
+} // namespace fold_test

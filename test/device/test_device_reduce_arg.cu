@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// DeviceReduce::ArgMin and ::ArgMax over every type at every size class: the extremum and the index of its
+// first occurrence (ties everywhere with few distinct values) against a host reference and cub's two-output
+// ArgMin/ArgMax; identity and index -1 for empty input.
+#include <fold/device/device_reduce.cuh>
+
+#include "device_test_util.cuh"
+#include "test_util.cuh"
+
+#include <cub/device/device_reduce.cuh>
+
+#include <cstdint>
+#include <vector>
+
+namespace
+{
+enum class Op
+{
+  arg_min,
+  arg_max
+};
+
+template <typename T>
+struct ArgResult
+{
+  T value;
+  std::int64_t index;
+};
+
+template <Op O, typename T>
+ArgResult<T> fold_arg(const T* d_in, std::size_t n)
+{
+  fold_test::DeviceBuffer<T> d_value(1);
+  fold_test::DeviceBuffer<std::int64_t> d_index(1);
+  d_value.poison();
+  d_index.poison();
+  fold_test::two_call([&](void* temp, std::size_t& bytes) {
+    return O == Op::arg_min ? fold::DeviceReduce::ArgMin(temp, bytes, d_in, d_value.get(), d_index.get(), n)
+                            : fold::DeviceReduce::ArgMax(temp, bytes, d_in, d_value.get(), d_index.get(), n);
+  });
+  return {d_value.front(), d_index.front()};
+}
+
+template <Op O, typename T>
+ArgResult<T> cub_arg(const T* d_in, std::size_t n)
+{
+  fold_test::DeviceBuffer<T> d_value(1);
+  fold_test::DeviceBuffer<std::int64_t> d_index(1);
+  fold_test::two_call([&](void* temp, std::size_t& bytes) {
+    const auto count = static_cast<std::int64_t>(n);
+    return O == Op::arg_min ? cub::DeviceReduce::ArgMin(temp, bytes, d_in, d_value.get(), d_index.get(), count)
+                            : cub::DeviceReduce::ArgMax(temp, bytes, d_in, d_value.get(), d_index.get(), count);
+  });
+  return {d_value.front(), d_index.front()};
+}
+
+template <Op O, typename T>
+ArgResult<T> host_arg(const std::vector<T>& values)
+{
+  ArgResult<T> best{values.front(), 0};
+  for (std::size_t i = 1; i < values.size(); ++i)
+  {
+    if (O == Op::arg_min ? values[i] < best.value : best.value < values[i])
+    {
+      best = {values[i], static_cast<std::int64_t>(i)};
+    }
+  }
+  return best;
+}
+
+template <Op O, typename T>
+void check_arg()
+{
+  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T>(), 17 * sizeof(T)))
+  {
+    for (auto kind : {fold_test::Values::full_range, fold_test::Values::few})
+    {
+      INFO("n " << n << ", values " << static_cast<int>(kind));
+      const auto values = fold_test::random_values<T>(n, 5 * n + static_cast<int>(kind), kind);
+      fold_test::DeviceBuffer<T> d_in(values);
+      const ArgResult<T> result = fold_arg<O>(d_in.get(), n);
+      if (n == 0)
+      {
+        const T identity = O == Op::arg_min ? fold::detail::min_identity<T>() : fold::detail::max_identity<T>();
+        CHECK(fold_test::same_bits(result.value, identity));
+        CHECK(result.index == -1);
+        continue;
+      }
+      const ArgResult<T> expected = host_arg<O>(values);
+      INFO("fold " << fold_test::to_double(result.value) << " at " << result.index << ", expected "
+                   << fold_test::to_double(expected.value) << " at " << expected.index);
+      CHECK(fold_test::same_bits(result.value, expected.value));
+      CHECK(result.index == expected.index);
+      const ArgResult<T> cub = cub_arg<O>(d_in.get(), n);
+      CHECK(fold_test::same_bits(cub.value, expected.value));
+      CHECK(cub.index == expected.index);
+    }
+  }
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE("ArgMin finds the first minimum, as the host and cub do", "[device][argmin]", fold_test::AllTypes)
+{
+  check_arg<Op::arg_min, TestType>();
+}
+
+TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do", "[device][argmax]", fold_test::AllTypes)
+{
+  check_arg<Op::arg_max, TestType>();
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// Dispatch decisions and argument checks that need no GPU: the plan (path, grid, temporary storage) as a pure
+// function of the sizes, and the errors returned before any device is touched.
+#include <fold/device/device_reduce.cuh>
+
+#include "test_util.cuh"
+
+#include <cstdint>
+#include <limits>
+
+namespace
+{
+struct Twice
+{
+  __host__ __device__ float operator()(float x) const { return 2 * x; }
+};
+} // namespace
+
+TEST_CASE("plan: single tile up to one tile, two passes above", "[dispatch]")
+{
+  using fold::detail::make_reduce_plan;
+  const int tile = 4096, max_grid = 132 * 8 * 5;
+  CHECK(make_reduce_plan<std::uint32_t>(0, tile, max_grid, 4, 4).single_tile);
+  CHECK(make_reduce_plan<std::uint32_t>(1, tile, max_grid, 4, 4).single_tile);
+  CHECK(make_reduce_plan<std::uint32_t>(tile, tile, max_grid, 4, 4).single_tile);
+  const auto two = make_reduce_plan<std::uint32_t>(tile + 1, tile, max_grid, 4, 4);
+  CHECK_FALSE(two.single_tile);
+  CHECK(two.share.grid_size == 2);
+  const auto big = make_reduce_plan<std::uint64_t>(1ull << 34, tile, max_grid, 16, 8);
+  CHECK(big.share.grid_size == max_grid);
+  CHECK(big.temp_storage_bytes >= static_cast<std::size_t>(max_grid) * 16);
+}
+
+TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items grows", "[dispatch]")
+{
+  using fold::detail::make_reduce_plan;
+  fold_test::Random random{7};
+  for (int tile : {256, 4096, 16384})
+  {
+    for (int max_grid : {1, 7, 132, 5280})
+    {
+      for (std::size_t accum_bytes : {1u, 4u, 12u, 16u})
+      {
+        std::size_t previous = 0;
+        std::uint64_t n      = 0;
+        while (n < (1ull << 36))
+        {
+          const auto plan = make_reduce_plan<std::uint64_t>(n, tile, max_grid, accum_bytes, accum_bytes % 8 ? 4 : 8);
+          INFO("tile " << tile << ", max grid " << max_grid << ", n " << n);
+          REQUIRE(plan.temp_storage_bytes > 0);
+          REQUIRE(plan.temp_storage_bytes >= previous);
+          if (!plan.single_tile)
+          {
+            REQUIRE(plan.temp_storage_bytes >= plan.share.grid_size * accum_bytes);
+          }
+          previous = plan.temp_storage_bytes;
+          n += 1 + random.next() % (n / 3 + 2);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("bad input is rejected before the device is touched", "[dispatch][errors]")
+{
+  // A non-null pointer that is never dereferenced: the checks must fail before anything reads or launches.
+  void* temp        = reinterpret_cast<void*>(0x1000);
+  float* in         = reinterpret_cast<float*>(0x2000);
+  float* out        = reinterpret_cast<float*>(0x3000);
+  std::int64_t* idx = reinterpret_cast<std::int64_t*>(0x4000);
+  std::size_t bytes = 1 << 20;
+  using fold::DeviceReduce;
+
+  SECTION("negative num_items, when querying and when running")
+  {
+    std::size_t query = 12345;
+    CHECK(DeviceReduce::Sum(nullptr, query, in, out, -1) == cudaErrorInvalidValue);
+    CHECK(query == 12345);
+    CHECK(DeviceReduce::Sum(temp, bytes, in, out, -1) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::Min(temp, bytes, in, out, std::numeric_limits<std::int64_t>::min()) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::ArgMax(temp, bytes, in, out, idx, static_cast<short>(-5)) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::Reduce(temp, bytes, in, out, -3, fold::Sum{}, 0.0f) == cudaErrorInvalidValue);
+  }
+  SECTION("null input with num_items > 0")
+  {
+    const float* null_in = nullptr;
+    CHECK(DeviceReduce::Sum(temp, bytes, null_in, out, 10) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::Max(temp, bytes, null_in, out, 1u) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::ArgMin(temp, bytes, null_in, out, idx, 1ll << 40) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::TransformReduce(temp, bytes, null_in, out, 5, fold::Sum{}, Twice{}, 0.f) == cudaErrorInvalidValue);
+  }
+  SECTION("null output")
+  {
+    float* null_out            = nullptr;
+    std::int64_t* null_indices = nullptr;
+    CHECK(DeviceReduce::Sum(temp, bytes, in, null_out, 10) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::Sum(temp, bytes, in, null_out, 0) == cudaErrorInvalidValue); // empty input writes init
+    CHECK(DeviceReduce::ArgMin(temp, bytes, in, null_out, idx, 10) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::ArgMax(temp, bytes, in, out, null_indices, 10) == cudaErrorInvalidValue);
+  }
+}
+
+TEST_CASE("without a usable device a query returns the runtime's error", "[dispatch][errors]")
+{
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
+  {
+    SUCCEED("a device is present: covered by the device tests");
+    return;
+  }
+  std::size_t bytes = 777;
+  const int* in     = nullptr;
+  int* out          = nullptr;
+  const cudaError_t status = fold::DeviceReduce::Sum(nullptr, bytes, in, out, 100);
+  CHECK(status != cudaSuccess);
+  CHECK(bytes == 777);
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// The policy chain and its selector (host only).
+#include <fold/agent/agent_reduce.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+namespace
+{
+bool same_policy(const fold::ReducePolicy& a, const fold::ReducePolicy& b)
+{
+  return a.block_threads == b.block_threads && a.items_per_thread == b.items_per_thread
+      && a.vector_bytes == b.vector_bytes && a.block_algorithm == b.block_algorithm
+      && a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription;
+}
+} // namespace
+
+TEST_CASE("the chain has an entry for each of sm_60, sm_70, sm_80, sm_90 and sm_100, in ascending order", "[tuning]")
+{
+  constexpr auto chain = fold::reduce_policy_chain();
+  const int expected[] = {600, 700, 800, 900, 1000};
+  REQUIRE(fold::ReducePolicyChain::size == 5);
+  for (int i = 0; i < fold::ReducePolicyChain::size; ++i)
+  {
+    CHECK(chain.entries[i].arch == expected[i]);
+  }
+}
+
+TEST_CASE("every policy is a valid kernel shape", "[tuning]")
+{
+  constexpr auto chain = fold::reduce_policy_chain();
+  for (const auto& entry : chain.entries)
+  {
+    INFO("arch " << entry.arch);
+    const auto& p = entry.policy;
+    CHECK(p.block_threads % 32 == 0);
+    CHECK(p.block_threads >= 32);
+    CHECK(p.block_threads <= 1024);
+    CHECK(p.items_per_thread >= 1);
+    CHECK((p.vector_bytes == 4 || p.vector_bytes == 8 || p.vector_bytes == 16));
+    CHECK(p.min_blocks_per_sm >= 1);
+    CHECK(p.oversubscription >= 1);
+  }
+}
+
+TEST_CASE("the selector picks the highest entry not above the architecture", "[tuning]")
+{
+  constexpr auto chain = fold::reduce_policy_chain();
+  struct Case
+  {
+    int arch;
+    int entry;
+  };
+  const Case cases[] = {{0, 0},   {350, 0}, {520, 0}, {600, 0},  {610, 0},  {700, 1},  {720, 1},
+                        {750, 1}, {800, 2}, {860, 2}, {890, 2},  {900, 3},  {1000, 4}, {1030, 4},
+                        {1200, 4}};
+  for (const Case& c : cases)
+  {
+    INFO("arch " << c.arch);
+    CHECK(same_policy(fold::select_reduce_policy(c.arch), chain.entries[c.entry].policy));
+  }
+  // The selector is usable in constant expressions (the kernels' __launch_bounds__ need it).
+  static_assert(fold::select_reduce_policy(900).block_threads > 0);
+}
+
+TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", "[tuning]")
+{
+  const fold::ReducePolicy p = fold::select_reduce_policy(900);
+  for (int bytes : {1, 2, 4, 8, 16, 12, 24})
+  {
+    for (bool vectorizable : {false, true})
+    {
+      INFO("item bytes " << bytes << ", vectorizable " << vectorizable);
+      const fold::TileShape s = fold::make_tile_shape(p, bytes, vectorizable);
+      CHECK(s.block_threads == p.block_threads);
+      CHECK(s.items_per_thread % s.vector_items == 0);
+      CHECK(s.tile_items == s.block_threads * s.items_per_thread);
+      CHECK(s.items_per_thread * bytes >= p.items_per_thread * 4 - (bytes - 1));
+      if (vectorizable && p.vector_bytes % bytes == 0 && p.vector_bytes > bytes)
+      {
+        CHECK(s.vector_items * bytes == p.vector_bytes);
+      }
+      else
+      {
+        CHECK(s.vector_items == 1);
+      }
+    }
+  }
+  // Input type decides vectorisation: raw pointers of primitive types only.
+  CHECK(fold::reduce_tile_shape<const float*>(900).vector_items == 4);
+  CHECK(fold::reduce_tile_shape<const std::int8_t*>(900).vector_items == 16);
+  CHECK(fold::reduce_tile_shape<const double*>(900).vector_items == 2);
+  CHECK(fold::reduce_tile_shape<__half*>(900).vector_items == 8);
+  struct Pair
+  {
+    float a, b;
+  };
+  CHECK(fold::reduce_tile_shape<Pair*>(900).vector_items == 1);
+}
