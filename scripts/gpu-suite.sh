@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The GPU check in one call: build (Release, sm_90), run the whole test suite, run fold-bench. Meant for the GPU
+# machine, from the repository root, with Catch2 and Google Benchmark unpacked under .deps/usr (see README).
+# Logs go to $OUT (default: out/); the summary is printed last.
+set -uo pipefail
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+DEPS=$PWD/.deps/usr
+export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+BUILD=${BUILD:-build-gpu}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv | tee "$OUT/device.txt"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" >"$OUT/configure.log" 2>&1 \
+  || { tail -30 "$OUT/configure.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
+
+ctest --test-dir "$BUILD" -V -j4 --timeout 900 >"$OUT/ctest.log" 2>&1
+ctest_rc=$?
+"$BUILD/benchmarks/fold-bench" "${BENCH_LOG2:-28}" >"$OUT/bench.txt" 2>&1
+bench_rc=$?
+
+echo "== failures (if any)"
+grep -E "FAILED|failed|Error" "$OUT/ctest.log" | head -40
+echo "== each test's own summary"
+grep -E "^[0-9]+: (All tests passed|test cases:|assertions:|device [0-9])" "$OUT/ctest.log" | sort -n | uniq
+echo "== ctest"
+grep -E "tests passed|tests failed|Skipped|Passed|\*\*\*Failed" "$OUT/ctest.log" | tail -20
+echo "== fold-bench (rc=$bench_rc)"
+cat "$OUT/bench.txt"
+exit $(( ctest_rc != 0 || bench_rc != 0 ))
