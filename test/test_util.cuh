@@ -40,18 +40,7 @@ using Integers     = std::tuple<std::int8_t,
                                 std::int64_t,
                                 std::uint64_t>;
 //! Every type the device tests cover.
-using AllTypes = std::tuple<std::int8_t,
-                            std::uint8_t,
-                            std::int16_t,
-                            std::uint16_t,
-                            std::int32_t,
-                            std::uint32_t,
-                            std::int64_t,
-                            std::uint64_t,
-                            float,
-                            double,
-                            __half,
-                            __nv_bfloat16>;
+using AllTypes = decltype(std::tuple_cat(std::declval<Integers>(), std::declval<Floats>()));
 
 //! A byte pattern written over outputs and temporary storage before each run.
 constexpr int poison_byte = 0xA5;

@@ -126,16 +126,8 @@ struct DeviceReduce
                          cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return detail::reduce<InputT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      d_out,
-      num_items,
-      fold::Min{},
-      detail::InitialValue<InputT>{detail::min_identity<InputT>()},
-      detail::CastTo<InputT>{},
-      stream);
+    return Extremum(
+      d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Min{}, detail::min_identity<InputT>(), stream);
   }
 
   //! The largest item by `<`, written to `*d_out`; for empty input the identity of max: -infinity for
@@ -149,16 +141,8 @@ struct DeviceReduce
                          cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return detail::reduce<InputT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      d_out,
-      num_items,
-      fold::Max{},
-      detail::InitialValue<InputT>{detail::max_identity<InputT>()},
-      detail::CastTo<InputT>{},
-      stream);
+    return Extremum(
+      d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Max{}, detail::max_identity<InputT>(), stream);
   }
 
   //! The smallest item by `<` to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
@@ -178,17 +162,15 @@ struct DeviceReduce
                             cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    using AccumT = KeyValuePair<std::int64_t, InputT>;
-    return detail::reduce<AccumT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_min_out, d_index_out},
-      num_items,
-      fold::ArgMin{},
-      detail::EmptyResult<AccumT>{{-1, detail::min_identity<InputT>()}},
-      detail::PairWithIndex<InputT>{},
-      stream);
+    return ArgExtremum(d_temp_storage,
+                       temp_storage_bytes,
+                       d_in,
+                       d_min_out,
+                       d_index_out,
+                       num_items,
+                       fold::ArgMin{},
+                       detail::min_identity<InputT>(),
+                       stream);
   }
 
   //! The largest item by `<` to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
@@ -205,17 +187,15 @@ struct DeviceReduce
                             cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    using AccumT = KeyValuePair<std::int64_t, InputT>;
-    return detail::reduce<AccumT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_max_out, d_index_out},
-      num_items,
-      fold::ArgMax{},
-      detail::EmptyResult<AccumT>{{-1, detail::max_identity<InputT>()}},
-      detail::PairWithIndex<InputT>{},
-      stream);
+    return ArgExtremum(d_temp_storage,
+                       temp_storage_bytes,
+                       d_in,
+                       d_max_out,
+                       d_index_out,
+                       num_items,
+                       fold::ArgMax{},
+                       detail::max_identity<InputT>(),
+                       stream);
   }
 
   //! `init op f(x[0]) op f(x[1]) op ... op f(x[num_items - 1])`, written to `*d_out` (`init` when `num_items`
@@ -259,6 +239,59 @@ struct DeviceReduce
       reduction_op,
       detail::InitialValue<T>{init},
       detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
+      stream);
+  }
+
+private:
+  // Min and Max: the input type is the accumulator, and the identity the initial value.
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename ReductionOpT, typename T>
+  static cudaError_t Extremum(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              InputIteratorT d_in,
+                              OutputIteratorT d_out,
+                              NumItemsT num_items,
+                              ReductionOpT op,
+                              T identity,
+                              cudaStream_t stream)
+  {
+    return detail::reduce<T>(d_temp_storage,
+                             temp_storage_bytes,
+                             d_in,
+                             d_out,
+                             num_items,
+                             op,
+                             detail::InitialValue<T>{identity},
+                             detail::CastTo<T>{},
+                             stream);
+  }
+
+  // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
+  template <typename InputIteratorT,
+            typename ExtremumOutIteratorT,
+            typename IndexOutIteratorT,
+            typename NumItemsT,
+            typename ReductionOpT,
+            typename T>
+  static cudaError_t ArgExtremum(void* d_temp_storage,
+                                 std::size_t& temp_storage_bytes,
+                                 InputIteratorT d_in,
+                                 ExtremumOutIteratorT d_extremum_out,
+                                 IndexOutIteratorT d_index_out,
+                                 NumItemsT num_items,
+                                 ReductionOpT op,
+                                 T identity,
+                                 cudaStream_t stream)
+  {
+    using AccumT = KeyValuePair<std::int64_t, T>;
+    return detail::reduce<AccumT>(
+      d_temp_storage,
+      temp_storage_bytes,
+      d_in,
+      detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_extremum_out, d_index_out},
+      num_items,
+      op,
+      detail::EmptyResult<AccumT>{{-1, identity}},
+      detail::PairWithIndex<T>{},
       stream);
   }
 };
