@@ -1,135 +1,383 @@
 // SPDX-License-Identifier: Apache-2.0
-// fold-bench: sums a large random array with fold::DeviceReduce and with cub::DeviceReduce on the same buffer,
-// checks both against a double-precision host sum, and prints the median kernel time of each.
+// fold-bench: fold::DeviceReduce and cub::DeviceReduce side by side, in one binary and one run, on the same
+// buffers. Each case (operation, type, size, timing mode) times fold, cub and cub a second time, interleaved:
+// the second cub timing against the first is the run-to-run spread, the yardstick for "faster" and "slower".
 //
-//   fold-bench [log2 of the number of floats, default 28]
+// Timing modes:
+//   kernel  events around one call; the median over many calls
+//   stream  events around K calls issued back to back on one stream (what an application issuing many
+//           reductions sees, host work included); the median over iterations of the time per call
+// Inputs of one case rotate among slices of a pool of at least 4x the L2 size (up to 64 slices), so that large
+// inputs are read from memory, not from cache; inputs larger than that are read once per call anyway.
+//
+//   fold-bench                      a default subset (under a minute) and a compact table
+//   fold-bench --full               the whole matrix: int8 int32 int64 float double half bfloat16 x
+//                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream
+//   fold-bench --verbose            Google Benchmark's own console output as well
+//   fold-bench --commit=<hash>      recorded in the JSON context (also from $FOLD_COMMIT)
+//   plus any Google Benchmark flag, e.g. --benchmark_out=results.json --benchmark_out_format=json
 #include <fold/fold.cuh>
 
+#include "bench_common.cuh"
+
+#include <benchmark/benchmark.h>
 #include <cub/device/device_reduce.cuh>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <random>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 namespace
 {
-bool ok(cudaError_t status, const char* what)
+enum class Op
 {
-  if (status != cudaSuccess)
+  sum,
+  min,
+  argmax,
+  custom
+};
+const char* op_name(Op op)
+{
+  switch (op)
   {
-    std::fprintf(stderr, "fold-bench: %s failed: %s\n", what, cudaGetErrorString(status));
-    return false;
+    case Op::sum: return "Sum";
+    case Op::min: return "Min";
+    case Op::argmax: return "ArgMax";
+    default: return "Custom";
   }
-  return true;
 }
 
-//! Median over `repetitions` of the time of `call(stream)`, timed with events around each call.
-template <typename CallT>
-float median_ms(CallT call, int repetitions)
+enum class Mode
 {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  std::vector<float> times;
-  for (int i = 0; i < repetitions; ++i)
+  kernel,
+  stream
+};
+
+//! A user operator neither library knows: both take their generic path.
+struct CustomSum
+{
+  template <typename T>
+  __host__ __device__ T operator()(const T& a, const T& b) const
   {
-    cudaEventRecord(start);
-    call();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    times.push_back(ms);
+    return static_cast<T>(a + b);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+};
+
+bench::DeviceFacts facts;
+
+struct Result
+{
+  std::string op, type, mode;
+  std::size_t n;
+  double fold_us, cub_us, cub_again_us;
+  double bytes;
+};
+std::vector<Result> results;
+
+//! One case's buffers and the two libraries' calls on them.
+template <typename T, Op O>
+class Case
+{
+public:
+  Case(std::size_t n, int slices)
+      : n_(n)
+      , stride_((n + 255) / 256 * 256)
+      , slices_(slices)
+  {
+    BENCH_CHECK(cudaMalloc(&pool_, stride_ * slices_ * sizeof(T)));
+    bench::fill(pool_, stride_ * slices_, 1234 + n);
+    BENCH_CHECK(cudaMalloc(&out_, 2 * sizeof(T)));
+    BENCH_CHECK(cudaMalloc(&index_, 2 * sizeof(std::int64_t)));
+    std::size_t fold_bytes = 0, cub_bytes = 0;
+    BENCH_CHECK(fold_call(nullptr, fold_bytes, 0, 0));
+    BENCH_CHECK(cub_call(nullptr, cub_bytes, 0, 0));
+    fold_bytes_ = fold_bytes;
+    cub_bytes_  = cub_bytes;
+    BENCH_CHECK(cudaMalloc(&fold_temp_, fold_bytes));
+    BENCH_CHECK(cudaMalloc(&cub_temp_, cub_bytes));
+    BENCH_CHECK(cudaDeviceSynchronize());
+  }
+  ~Case()
+  {
+    cudaFree(pool_);
+    cudaFree(out_);
+    cudaFree(index_);
+    cudaFree(fold_temp_);
+    cudaFree(cub_temp_);
+  }
+
+  cudaError_t fold(int slice, cudaStream_t stream) { return fold_call(fold_temp_, fold_bytes_, slice, stream); }
+  cudaError_t cub(int slice, cudaStream_t stream) { return cub_call(cub_temp_, cub_bytes_, slice, stream); }
+  int slices() const { return slices_; }
+
+  //! Whether fold's and cub's results on slice 0 agree (exactly where both must be exact).
+  bool agree()
+  {
+    if (fold(0, 0) != cudaSuccess || cub(0, 0) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
+    {
+      return false;
+    }
+    T values[2];
+    std::int64_t indices[2];
+    BENCH_CHECK(cudaMemcpy(values, out_, sizeof(values), cudaMemcpyDeviceToHost));
+    BENCH_CHECK(cudaMemcpy(indices, index_, sizeof(indices), cudaMemcpyDeviceToHost));
+    constexpr bool is_float = fold::is_floating_v<T>;
+    if constexpr (O == Op::argmax)
+    {
+      return std::memcmp(&values[0], &values[1], sizeof(T)) == 0 && indices[0] == indices[1];
+    }
+    else if constexpr (O == Op::min || !is_float)
+    {
+      return std::memcmp(&values[0], &values[1], sizeof(T)) == 0;
+    }
+    else if constexpr (fold::is_16bit_float_v<T>)
+    {
+      return true; // cub sums 16-bit floats in 16 bits: its result is too coarse to compare with
+    }
+    else
+    {
+      const double a = values[0], b = values[1];
+      return std::fabs(a - b) <= 1e-4 * std::sqrt(static_cast<double>(n_)) + 1e-6;
+    }
+  }
+
+private:
+  const T* input(int slice) const { return pool_ + static_cast<std::size_t>(slice) * stride_; }
+
+  cudaError_t fold_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream)
+  {
+    const T* in = input(slice);
+    if constexpr (O == Op::sum) return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream);
+    else if constexpr (O == Op::min) return fold::DeviceReduce::Min(temp, bytes, in, out_, n_, stream);
+    else if constexpr (O == Op::argmax) return fold::DeviceReduce::ArgMax(temp, bytes, in, out_, index_, n_, stream);
+    else return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream);
+  }
+
+  cudaError_t cub_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream)
+  {
+    const T* in = input(slice);
+    const auto n = static_cast<std::int64_t>(n_);
+    if constexpr (O == Op::sum) return cub::DeviceReduce::Sum(temp, bytes, in, out_ + 1, n, stream);
+    else if constexpr (O == Op::min) return cub::DeviceReduce::Min(temp, bytes, in, out_ + 1, n, stream);
+    else if constexpr (O == Op::argmax) return cub::DeviceReduce::ArgMax(temp, bytes, in, out_ + 1, index_ + 1, n, stream);
+    else return cub::DeviceReduce::Reduce(temp, bytes, in, out_ + 1, n, CustomSum{}, T{}, stream);
+  }
+
+  std::size_t n_, stride_;
+  int slices_;
+  T* pool_              = nullptr;
+  T* out_               = nullptr;
+  std::int64_t* index_  = nullptr;
+  void* fold_temp_      = nullptr;
+  void* cub_temp_       = nullptr;
+  std::size_t fold_bytes_ = 0, cub_bytes_ = 0;
+};
+
+int kernel_iterations(std::size_t n) { return n <= (1u << 20) ? 300 : n <= (1u << 24) ? 100 : n <= (1u << 28) ? 30 : 10; }
+int calls_per_stream_sample(std::size_t n) { return n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3; }
+
+template <typename T, Op O>
+void run_case(benchmark::State& state, std::size_t n, Mode mode)
+{
+  const std::size_t bytes  = n * sizeof(T);
+  const std::size_t target = 4 * facts.l2_bytes;
+  const int slices         = static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
+  Case<T, O> c(n, slices);
+  if (!c.agree())
+  {
+    state.SkipWithError("fold and cub disagree (or a call failed)");
+    return;
+  }
+  bench::EventTimer timer;
+  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
+  std::vector<double> fold_s, cub_s, cub_again_s;
+  int slice = 0;
+  cudaError_t status = cudaSuccess;
+  auto time = [&](auto&& call) {
+    return timer.seconds([&] {
+             for (int k = 0; k < calls; ++k)
+             {
+               const cudaError_t s = call((slice + k) % c.slices());
+               status              = status == cudaSuccess ? s : status;
+             }
+           })
+         / calls;
+  };
+  for (auto _ : state)
+  {
+    const double f = time([&](int s) { return c.fold(s, 0); });
+    cub_s.push_back(time([&](int s) { return c.cub(s, 0); }));
+    cub_again_s.push_back(time([&](int s) { return c.cub(s, 0); }));
+    fold_s.push_back(f);
+    state.SetIterationTime(f);
+    slice = (slice + calls) % c.slices();
+  }
+  if (status != cudaSuccess)
+  {
+    state.SkipWithError(cudaGetErrorString(status));
+    return;
+  }
+  const double fold_t = bench::median(fold_s), cub_t = bench::median(cub_s), cub_again_t = bench::median(cub_again_s);
+  const double fold_gbps = bytes / fold_t / 1e9, cub_gbps = bytes / cub_t / 1e9;
+  state.counters["n"]                = static_cast<double>(n);
+  state.counters["bytes"]            = static_cast<double>(bytes);
+  state.counters["fold_us"]          = fold_t * 1e6;
+  state.counters["cub_us"]           = cub_t * 1e6;
+  state.counters["cub_again_us"]     = cub_again_t * 1e6;
+  state.counters["fold_over_cub"]    = fold_t / cub_t;
+  state.counters["cub_spread"]       = cub_again_t / cub_t;
+  state.counters["fold_GBps"]        = fold_gbps;
+  state.counters["cub_GBps"]         = cub_gbps;
+  state.counters["fold_peak_frac"]   = fold_gbps / facts.peak_gbps;
+  state.counters["cub_peak_frac"]    = cub_gbps / facts.peak_gbps;
+  state.counters["fold_ceiling_frac"] = fold_gbps / facts.ceiling_gbps;
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+  results.push_back({op_name(O), bench::type_name<T>(), mode == Mode::kernel ? "kernel" : "stream", n,
+                     fold_t * 1e6, cub_t * 1e6, cub_again_t * 1e6, static_cast<double>(bytes)});
+}
+
+template <typename T, Op O>
+void register_case(std::size_t n, Mode mode)
+{
+  // The pool (at least one input) and the temporary storage must fit with room to spare.
+  if (n * sizeof(T) > facts.memory / 3)
+  {
+    return;
+  }
+  const std::string name = std::string(op_name(O)) + "/" + bench::type_name<T>() + "/" + std::to_string(n) + "/"
+                         + (mode == Mode::kernel ? "kernel" : "stream");
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [n, mode](benchmark::State& state) { run_case<T, O>(state, n, mode); });
+  b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  b->Iterations(mode == Mode::kernel ? kernel_iterations(n) : 15);
+}
+
+template <typename T>
+void register_type(const std::vector<Op>& ops, const std::vector<std::size_t>& sizes)
+{
+  for (Op op : ops)
+  {
+    for (std::size_t n : sizes)
+    {
+      for (Mode mode : {Mode::kernel, Mode::stream})
+      {
+        switch (op)
+        {
+          case Op::sum: register_case<T, Op::sum>(n, mode); break;
+          case Op::min: register_case<T, Op::min>(n, mode); break;
+          case Op::argmax: register_case<T, Op::argmax>(n, mode); break;
+          case Op::custom: register_case<T, Op::custom>(n, mode); break;
+        }
+      }
+    }
+  }
+}
+
+//! Prints a dot per case instead of Google Benchmark's wide console lines.
+class ProgressReporter : public benchmark::BenchmarkReporter
+{
+public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override
+  {
+    for (const Run& run : runs)
+    {
+      if (run.error_occurred)
+      {
+        std::fprintf(stderr, "\n%s: %s\n", run.benchmark_name().c_str(), run.error_message.c_str());
+      }
+    }
+    std::fputc('.', stderr);
+    std::fflush(stderr);
+  }
+};
+
+void print_table()
+{
+  std::printf("\n%-7s %-9s %12s %-7s %11s %11s %9s %10s %9s %9s %9s\n", "op", "type", "items", "mode", "fold us",
+              "cub us", "fold/cub", "cub spread", "fold GB/s", "% peak", "% ceil");
+  for (const Result& r : results)
+  {
+    const double gbps = r.bytes / (r.fold_us * 1e-6) / 1e9;
+    std::printf("%-7s %-9s %12zu %-7s %11.2f %11.2f %9.3f %10.3f %9.0f %9.1f %9.1f\n", r.op.c_str(), r.type.c_str(), r.n,
+                r.mode.c_str(), r.fold_us, r.cub_us, r.fold_us / r.cub_us, r.cub_again_us / r.cub_us, gbps,
+                100 * gbps / facts.peak_gbps, 100 * gbps / facts.ceiling_gbps);
+  }
 }
 } // namespace
 
 int main(int argc, char** argv)
 {
-  const int log2_n = argc > 1 ? std::atoi(argv[1]) : 28;
-  if (log2_n < 0 || log2_n > 32)
+  bool full = false, verbose = false;
+  std::string commit = std::getenv("FOLD_COMMIT") ? std::getenv("FOLD_COMMIT") : "unknown";
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i)
   {
-    std::fprintf(stderr, "usage: fold-bench [log2 of the number of floats, 0..32]\n");
+    if (std::strcmp(argv[i], "--full") == 0) full = true;
+    else if (std::strcmp(argv[i], "--verbose") == 0) verbose = true;
+    else if (std::strncmp(argv[i], "--commit=", 9) == 0) commit = argv[i] + 9;
+    else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
+    {
+      std::printf("usage: fold-bench [--full] [--verbose] [--commit=<hash>] [Google Benchmark flags]\n");
+      return 0;
+    }
+    else rest.push_back(argv[i]);
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data()))
+  {
     return 2;
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
-  {
-    std::fprintf(stderr, "fold-bench: no CUDA device found; it needs a GPU to run\n");
-    return 1;
-  }
-  cudaDeviceProp properties{};
-  if (!ok(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties"))
-  {
-    return 1;
-  }
-  const std::size_t n = std::size_t{1} << log2_n;
 
-  std::vector<float> host(n);
-  std::mt19937 random(42);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  double reference = 0;
-  for (auto& x : host)
-  {
-    x = uniform(random);
-    reference += x;
-  }
+  facts              = bench::device_facts();
+  facts.ceiling_gbps = bench::measure_read_ceiling(facts);
+  benchmark::AddCustomContext("device", facts.name);
+  benchmark::AddCustomContext("sms", std::to_string(facts.sms));
+  benchmark::AddCustomContext("peak_GBps", std::to_string(facts.peak_gbps));
+  benchmark::AddCustomContext("ceiling_GBps", std::to_string(facts.ceiling_gbps));
+  benchmark::AddCustomContext("commit", commit);
+  benchmark::AddCustomContext("matrix", full ? "full" : "default");
+  std::printf("device: %s, %d SMs, L2 %zu MB; peak %.0f GB/s (memory clock x bus width), measured read ceiling %.0f GB/s\n",
+              facts.name.c_str(), facts.sms, facts.l2_bytes >> 20, facts.peak_gbps, facts.ceiling_gbps);
 
-  float* d_in          = nullptr;
-  float* d_out         = nullptr;
-  void* d_fold_temp    = nullptr;
-  void* d_cub_temp     = nullptr;
-  std::size_t fold_bytes = 0, cub_bytes = 0;
-  if (!ok(cudaMalloc(&d_in, n * sizeof(float)), "cudaMalloc") || !ok(cudaMalloc(&d_out, 2 * sizeof(float)), "cudaMalloc")
-      || !ok(cudaMemcpy(d_in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy")
-      || !ok(fold::DeviceReduce::Sum(nullptr, fold_bytes, d_in, d_out, n), "fold size query")
-      || !ok(cub::DeviceReduce::Sum(nullptr, cub_bytes, d_in, d_out + 1, n), "cub size query")
-      || !ok(cudaMalloc(&d_fold_temp, fold_bytes), "cudaMalloc") || !ok(cudaMalloc(&d_cub_temp, cub_bytes), "cudaMalloc"))
+  std::vector<std::size_t> sizes;
+  for (int log2 = 10; log2 <= 30; log2 += full ? 2 : 4)
   {
-    return 1;
+    sizes.push_back(std::size_t{1} << log2);
   }
-
-  auto run_fold = [&] { return fold::DeviceReduce::Sum(d_fold_temp, fold_bytes, d_in, d_out, n); };
-  auto run_cub  = [&] { return cub::DeviceReduce::Sum(d_cub_temp, cub_bytes, d_in, d_out + 1, n); };
-  if (!ok(run_fold(), "fold Sum") || !ok(run_cub(), "cub Sum") || !ok(cudaDeviceSynchronize(), "the reductions"))
+  if (full)
   {
-    return 1;
+    const std::vector<Op> ops{Op::sum, Op::min, Op::argmax, Op::custom};
+    register_type<std::int8_t>(ops, sizes);
+    register_type<std::int32_t>(ops, sizes);
+    register_type<std::int64_t>(ops, sizes);
+    register_type<float>(ops, sizes);
+    register_type<double>(ops, sizes);
+    register_type<__half>(ops, sizes);
+    register_type<__nv_bfloat16>(ops, sizes);
   }
-  float results[2];
-  if (!ok(cudaMemcpy(results, d_out, sizeof(results), cudaMemcpyDeviceToHost), "cudaMemcpy"))
+  else
   {
-    return 1;
+    sizes.pop_back(); // 2^30 is in the full matrix only
+    register_type<float>({Op::sum, Op::argmax}, sizes);
+    register_type<std::int32_t>({Op::sum}, sizes);
+    register_type<__half>({Op::sum}, sizes);
   }
 
-  const int repetitions = 50;
-  const float fold_ms   = median_ms(run_fold, repetitions);
-  const float cub_ms    = median_ms(run_cub, repetitions);
-  const double gbytes   = static_cast<double>(n) * sizeof(float) / 1e9;
-
-  std::printf("device: %s (%d SMs)\n", properties.name, properties.multiProcessorCount);
-  std::printf("Sum of 2^%d random floats in [-1, 1); host reference (double) %.6f\n", log2_n, reference);
-  std::printf("%-6s %14s %12s %10s\n", "", "result", "time (us)", "GB/s");
-  std::printf("%-6s %14.6f %12.2f %10.1f\n", "fold", results[0], fold_ms * 1e3, gbytes / (fold_ms * 1e-3));
-  std::printf("%-6s %14.6f %12.2f %10.1f\n", "cub", results[1], cub_ms * 1e3, gbytes / (cub_ms * 1e-3));
-  std::printf("fold time / cub time: %.3f\n", fold_ms / cub_ms);
-
-  cudaFree(d_in);
-  cudaFree(d_out);
-  cudaFree(d_fold_temp);
-  cudaFree(d_cub_temp);
-  // Both results must be within a loose bound of the reference (n * eps * sum|x| is far looser than needed).
-  const double bound = 1e-3 * std::sqrt(static_cast<double>(n)) + 1e-3;
-  const bool correct = std::fabs(results[0] - reference) <= bound && std::fabs(results[1] - reference) <= bound;
-  if (!correct)
+  ProgressReporter progress;
+  if (verbose)
   {
-    std::fprintf(stderr, "fold-bench: a result is off by more than %g\n", bound);
+    benchmark::RunSpecifiedBenchmarks();
   }
-  return correct ? 0 : 1;
+  else
+  {
+    benchmark::RunSpecifiedBenchmarks(&progress);
+  }
+  benchmark::Shutdown();
+  print_table();
+  return 0;
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The benchmark run behind benchmarks/results/: build (Release, sm_90), then the full fold-vs-cub matrix and the
+# optimisation ladder at 2^25 and 2^30 floats, their JSON written to $OUT (default: out/). Run on the GPU machine
+# from the repository root, with Google Benchmark unpacked under .deps/usr (see README); then, here:
+#   python3 benchmarks/report.py all <that folder>
+# FOLD_COMMIT names the commit measured (recorded in the JSON).
+set -uo pipefail
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+DEPS=$PWD/.deps/usr
+export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+BUILD=${BUILD:-build-gpu}
+
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF >"$OUT/configure.log" 2>&1 \
+  || { tail -30 "$OUT/configure.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" --target fold-bench fold-ladder >"$OUT/build.log" 2>&1 \
+  || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
+
+"$BUILD/benchmarks/fold-ladder" --log2=25 --json="$OUT/ladder-25.json" | tee "$OUT/ladder-25.txt" || exit 1
+"$BUILD/benchmarks/fold-ladder" --log2=30 --json="$OUT/ladder-30.json" | tee "$OUT/ladder-30.txt" || exit 1
+"$BUILD/benchmarks/fold-bench" ${BENCH_ARGS:---full} --benchmark_out="$OUT/fold-bench.json" --benchmark_out_format=json \
+  >"$OUT/fold-bench.txt" 2>"$OUT/fold-bench.err" || { tail -20 "$OUT/fold-bench.err"; exit 1; }
+grep -v "^$" "$OUT/fold-bench.err" | grep -v "^\.*$" | head -20
+head -1 "$OUT/fold-bench.txt"
+awk 'NR > 2 && $9 > 1.03 {slower++} NR > 2 && $9 < 0.97 {faster++} NR > 2 {total++}
+     END {printf "fold-bench: %d cases; fold faster than cub beyond 3%%: %d, slower beyond 3%%: %d\n", total, faster, slower}' "$OUT/fold-bench.txt"
