@@ -22,5 +22,5 @@ cmake --build "$BUILD" -j"$(nproc)" --target fold-bench fold-ladder >"$OUT/build
   >"$OUT/fold-bench.txt" 2>"$OUT/fold-bench.err" || { tail -20 "$OUT/fold-bench.err"; exit 1; }
 grep -v "^$" "$OUT/fold-bench.err" | grep -v "^\.*$" | head -20
 head -1 "$OUT/fold-bench.txt"
-awk 'NR > 2 && $9 > 1.03 {slower++} NR > 2 && $9 < 0.97 {faster++} NR > 2 {total++}
+awk 'NF == 11 && $7 ~ /^[0-9.]+$/ {total++; if ($7 > 1.03) slower++; if ($7 < 0.97) faster++}
      END {printf "fold-bench: %d cases; fold faster than cub beyond 3%%: %d, slower beyond 3%%: %d\n", total, faster, slower}' "$OUT/fold-bench.txt"

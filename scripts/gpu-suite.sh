@@ -16,7 +16,7 @@ cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" 
 
 ctest --test-dir "$BUILD" -V -j4 --timeout 900 >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
-"$BUILD/benchmarks/fold-bench" "${BENCH_LOG2:-28}" >"$OUT/bench.txt" 2>&1
+"$BUILD/benchmarks/fold-bench" >"$OUT/bench.txt" 2>"$OUT/bench.err"
 bench_rc=$?
 
 echo "== failures (if any)"

@@ -16,19 +16,29 @@ struct Twice
 };
 } // namespace
 
-TEST_CASE("plan: single tile up to one tile, two passes above", "[dispatch]")
+TEST_CASE("plan: single tile up to one tile, single pass above unless two passes are asked for", "[dispatch]")
 {
   using fold::detail::make_reduce_plan;
-  const int tile = 4096, max_grid = 132 * 8 * 5;
-  CHECK(make_reduce_plan<std::uint32_t>(0, tile, max_grid, 4, 4).single_tile);
-  CHECK(make_reduce_plan<std::uint32_t>(1, tile, max_grid, 4, 4).single_tile);
-  CHECK(make_reduce_plan<std::uint32_t>(tile, tile, max_grid, 4, 4).single_tile);
-  const auto two = make_reduce_plan<std::uint32_t>(tile + 1, tile, max_grid, 4, 4);
-  CHECK_FALSE(two.single_tile);
-  CHECK(two.share.grid_size == 2);
-  const auto big = make_reduce_plan<std::uint64_t>(1ull << 34, tile, max_grid, 16, 8);
+  using fold::detail::ReducePath;
+  const int tile = 4096, grain = 1024, max_grid = 132 * 8;
+  CHECK(make_reduce_plan<std::uint32_t>(0, tile, grain, max_grid, 4, 4).path == ReducePath::single_tile);
+  CHECK(make_reduce_plan<std::uint32_t>(1, tile, grain, max_grid, 4, 4).path == ReducePath::single_tile);
+  CHECK(make_reduce_plan<std::uint32_t>(tile, tile, grain, max_grid, 4, 4).path == ReducePath::single_tile);
+  const auto one = make_reduce_plan<std::uint32_t>(tile + 1, tile, grain, max_grid, 4, 4);
+  CHECK(one.path == ReducePath::single_pass);
+  CHECK(one.share.grid_size == 5); // 4097 items in grains of 1024
+  const auto two = make_reduce_plan<std::uint32_t>(tile + 1, tile, grain, max_grid, 4, 4, ReducePath::two_pass);
+  CHECK(two.path == ReducePath::two_pass);
+  CHECK(two.share.grid_size == one.share.grid_size);
+  const auto forced = make_reduce_plan<std::uint32_t>(100, tile, grain, max_grid, 4, 4, ReducePath::single_pass);
+  CHECK(forced.path == ReducePath::single_pass); // a forced path applies to small inputs too
+  CHECK(make_reduce_plan<std::uint32_t>(1 << 20, tile, grain, max_grid, 4, 4, ReducePath::single_tile).path
+        == ReducePath::single_tile);
+  const auto big = make_reduce_plan<std::uint64_t>(1ull << 34, tile, grain, max_grid, 16, 8);
   CHECK(big.share.grid_size == max_grid);
-  CHECK(big.temp_storage_bytes >= static_cast<std::size_t>(max_grid) * 16);
+  CHECK(big.partials_offset % 8 == 0);
+  CHECK(big.partials_offset >= 8); // the ticket comes first
+  CHECK(big.temp_storage_bytes >= big.partials_offset + static_cast<std::size_t>(max_grid) * 16);
 }
 
 TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items grows", "[dispatch]")
@@ -45,13 +55,14 @@ TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items gro
         std::uint64_t n      = 0;
         while (n < (1ull << 36))
         {
-          const auto plan = make_reduce_plan<std::uint64_t>(n, tile, max_grid, accum_bytes, accum_bytes % 8 ? 4 : 8);
+          const std::size_t align = accum_bytes % 8 ? 4 : 8;
+          const auto plan = make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_grid, accum_bytes, align);
           INFO("tile " << tile << ", max grid " << max_grid << ", n " << n);
           REQUIRE(plan.temp_storage_bytes > 0);
           REQUIRE(plan.temp_storage_bytes >= previous);
-          if (!plan.single_tile)
+          if (plan.path != fold::detail::ReducePath::single_tile)
           {
-            REQUIRE(plan.temp_storage_bytes >= plan.share.grid_size * accum_bytes);
+            REQUIRE(plan.temp_storage_bytes >= plan.partials_offset + plan.share.grid_size * accum_bytes);
           }
           previous = plan.temp_storage_bytes;
           n += 1 + random.next() % (n / 3 + 2);

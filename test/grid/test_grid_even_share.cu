@@ -14,7 +14,7 @@ void check_share(OffsetT num_items, int tile_items, int max_grid)
   INFO("num_items " << num_items << ", tile " << tile_items << ", max grid " << max_grid);
   const auto share = fold::GridEvenShare<OffsetT>::make(num_items, tile_items, max_grid);
   const OffsetT tiles = (num_items + (tile_items - 1)) / tile_items; // no overflow for the sizes used here
-  REQUIRE(share.total_tiles == tiles);
+  REQUIRE(share.total_grains == tiles);
   REQUIRE(share.grid_size == static_cast<int>(tiles < static_cast<OffsetT>(max_grid) ? tiles : max_grid));
 
   OffsetT expected_begin = 0;

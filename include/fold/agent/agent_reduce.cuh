@@ -2,13 +2,15 @@
 //! @file
 //! AgentReduce: one thread block reduces a contiguous range of items, tile by tile. Full tiles are loaded whole
 //! into registers before they are reduced (16-byte vectors when the input is an aligned raw pointer of a
-//! primitive type, plain loads otherwise); the last tile of the range may be partial and is guarded. The item
-//! transform (`(item, global index) -> accumulator`) is applied as the items are loaded.
+//! primitive type, plain loads otherwise); the last tile of the range may be partial: it is loaded in whole
+//! vectors as far as they go, then item by item, guarded. The item transform (`(item, global index) ->
+//! accumulator`) is applied as the items are loaded. Each thread meets its items in increasing index order.
 #pragma once
 
 #include <fold/block/block_reduce.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
+#include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
 #include <cstdint>
@@ -67,20 +69,14 @@ public:
       : storage_(storage)
       , in_(in)
       , op_(op)
+      , thread_op_(detail::InOrder<ReductionOpT>::make(op))
       , transform_(transform)
   {}
 
-  //! The reduction of items `[begin, end)` (`begin < end`, `begin` on a tile boundary), in a thread order that
-  //! is the same on every run. Valid in thread 0.
+  //! The reduction of items `[begin, end)` (`begin < end`), in a thread order that is the same on every run.
+  //! Vector loads are used when `in + begin` is aligned to a vector. Valid in thread 0.
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeRange(OffsetT begin, OffsetT end)
   {
-    if (end - begin < static_cast<OffsetT>(tile_items))
-    {
-      const int valid = static_cast<int>(end - begin);
-      AccumT thread_aggregate{};
-      ConsumePartialTile<true>(begin, valid, thread_aggregate);
-      return BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid < BlockThreads ? valid : BlockThreads);
-    }
     if constexpr (VectorItems > 1)
     {
       constexpr std::uintptr_t vector_bytes = sizeof(Vector);
@@ -97,6 +93,11 @@ private:
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTiles(OffsetT begin, OffsetT end)
   {
     AccumT thread_aggregate{};
+    if (end - begin < static_cast<OffsetT>(tile_items))
+    {
+      const int valid = ConsumePartialTile<true, Vectorized>(begin, static_cast<int>(end - begin), thread_aggregate);
+      return BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+    }
     ConsumeFullTile<true, Vectorized>(begin, thread_aggregate);
     OffsetT tile_base = begin + tile_items;
     while (end - tile_base >= static_cast<OffsetT>(tile_items))
@@ -106,7 +107,7 @@ private:
     }
     if (tile_base < end)
     {
-      ConsumePartialTile<false>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
+      ConsumePartialTile<false, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
     }
     return BlockReduceT(storage_).Reduce(thread_aggregate, op_);
   }
@@ -120,7 +121,7 @@ private:
     }
     else
     {
-      aggregate = op_(aggregate, transform_(item, index));
+      aggregate = thread_op_(aggregate, transform_(item, index));
     }
   }
 
@@ -165,22 +166,46 @@ private:
     }
   }
 
-  //! Items `[tile_base, tile_base + valid)`, `valid < tile_items`; thread `t` takes `t, t + BlockThreads, ...`.
-  //! With `First`, threads `>= valid` take nothing and leave `aggregate` unset.
-  template <bool First>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumePartialTile(OffsetT tile_base, int valid, AccumT& aggregate)
+  //! Items `[tile_base, tile_base + valid)`, `valid < tile_items`: whole vectors first (thread `t` takes vectors
+  //! `t, t + BlockThreads, ...`), then the items after the last whole vector. With `First`, `aggregate` starts
+  //! from each thread's first item; returns how many threads (a prefix of the block) took any item.
+  template <bool First, bool Vectorized>
+  FOLD_DEVICE FOLD_FORCEINLINE int ConsumePartialTile(OffsetT tile_base, int valid, AccumT& aggregate)
   {
-    const int tid = static_cast<int>(threadIdx.x);
-    for (int i = tid; i < valid; i += BlockThreads)
+    const int tid    = static_cast<int>(threadIdx.x);
+    bool first       = First;
+    int vector_count = 0;
+    if constexpr (Vectorized)
+    {
+      vector_count       = valid / VectorItems;
+      const Vector* tile = reinterpret_cast<const Vector*>(in_ + tile_base);
+      for (int v = tid; v < vector_count; v += BlockThreads)
+      {
+        const Vector loaded = tile[v];
+#pragma unroll
+        for (int j = 0; j < VectorItems; ++j)
+        {
+          Accumulate<First>(aggregate, loaded.items[j], tile_base + static_cast<OffsetT>(v * VectorItems + j), first);
+          first = false;
+        }
+      }
+    }
+    const int rest_begin = vector_count * VectorItems;
+    for (int i = rest_begin + tid; i < valid; i += BlockThreads)
     {
       const OffsetT index = tile_base + static_cast<OffsetT>(i);
-      Accumulate<First>(aggregate, in_[index], index, i == tid);
+      Accumulate<First>(aggregate, in_[index], index, first);
+      first = false;
     }
+    const int rest = valid - rest_begin;
+    const int busy = vector_count > rest ? vector_count : rest;
+    return busy < BlockThreads ? busy : BlockThreads;
   }
 
   TempStorage& storage_;
   InputIteratorT in_;
   ReductionOpT op_;
+  typename detail::InOrder<ReductionOpT>::type thread_op_; //!< folds a thread's own items, met in index order
   TransformOpT transform_;
 };
 

@@ -13,6 +13,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -21,28 +23,78 @@
 namespace fold::detail
 {
 
+//! The kernels a call runs.
+enum class ReducePath
+{
+  automatic, //!< (for `DispatchOverride`) let the dispatch choose
+  single_tile, //!< one block, one launch: up to one tile
+  single_pass, //!< one launch: every block writes a partial, the last one reduces them
+  two_pass, //!< pass 1 writes the partials, a single-tile launch reduces them (the single-pass path's reference)
+};
+
 //! What one call will do; a pure function of the sizes, so that it can be tested without a GPU.
 template <typename OffsetT>
 struct ReducePlan
 {
-  bool single_tile;
-  GridEvenShare<OffsetT> share; //!< pass 1's grid (two-pass only)
+  ReducePath path;
+  GridEvenShare<OffsetT> share; //!< the grid of pass 1 (single-pass and two-pass)
+  std::size_t partials_offset; //!< where the partials start in the (aligned) temporary storage
   std::size_t temp_storage_bytes; //!< never 0: a zero-byte allocation could come back null, which means "query"
 };
 
-//! The plan for `num_items` items in tiles of `tile_items`, pass 1 over at most `max_grid_size` blocks, with
-//! partials of `partial_bytes`/`partial_align`. The temporary storage grows with `num_items` and never shrinks.
+//! The plan for `num_items` items with tiles of `tile_items`, ranges balanced in grains of `grain_items`, at most
+//! `max_grid_size` blocks, and partials of `partial_bytes` aligned to `partial_align`. `automatic`: a single
+//! tile up to one tile, single-pass beyond; any other `path` is taken as it is. The temporary storage holds the
+//! ticket (8 bytes), then the partials; it grows with `num_items` and never shrinks.
 template <typename OffsetT>
-constexpr ReducePlan<OffsetT>
-make_reduce_plan(OffsetT num_items, int tile_items, int max_grid_size, std::size_t partial_bytes, std::size_t partial_align)
+constexpr ReducePlan<OffsetT> make_reduce_plan(
+  OffsetT num_items,
+  int tile_items,
+  int grain_items,
+  int max_grid_size,
+  std::size_t partial_bytes,
+  std::size_t partial_align,
+  ReducePath path = ReducePath::automatic)
 {
-  if (num_items <= static_cast<OffsetT>(tile_items))
+  if (path == ReducePath::automatic)
   {
-    return {true, {}, 1};
+    path = num_items <= static_cast<OffsetT>(tile_items) ? ReducePath::single_tile : ReducePath::single_pass;
   }
-  const auto share = GridEvenShare<OffsetT>::make(num_items, tile_items, max_grid_size);
-  // The partials are aligned inside the caller's storage, which may itself be less aligned.
-  return {false, share, static_cast<std::size_t>(share.grid_size) * partial_bytes + partial_align - 1};
+  if (path == ReducePath::single_tile)
+  {
+    return {ReducePath::single_tile, {}, 0, 1};
+  }
+  const auto share        = GridEvenShare<OffsetT>::make(num_items, grain_items, max_grid_size);
+  const std::size_t align = partial_align > 8 ? partial_align : 8;
+  const std::size_t start = (8 + align - 1) / align * align;
+  // The storage is aligned inside the caller's allocation, which may itself be less aligned.
+  return {path,
+          share,
+          start,
+          align - 1 + start + static_cast<std::size_t>(share.grid_size) * partial_bytes};
+}
+
+//! A test hook: forces the path and caps the grid of the calls made on this host thread. Not for production use.
+struct DispatchOverride
+{
+  ReducePath path   = ReducePath::automatic;
+  int max_grid_size = 0; //!< 0: no cap
+};
+inline thread_local DispatchOverride dispatch_override{};
+
+//! A process-wide sequence of call ids for the single-pass ticket: 40 bits, never 0, started at a value that
+//! differs between processes.
+inline unsigned long long next_call_id()
+{
+  static std::atomic<unsigned long long> sequence{
+    (reinterpret_cast<std::uintptr_t>(&sequence) ^ static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()))
+    * 0x9E3779B97F4A7C15ull};
+  unsigned long long id = 0;
+  while (id == 0)
+  {
+    id = sequence.fetch_add(1, std::memory_order_relaxed) & ((1ull << 40) - 1);
+  }
+  return id;
 }
 
 //! `ptr` rounded up to a multiple of `alignment` (a power of two).
@@ -97,13 +149,16 @@ struct DispatchReduce
   static constexpr auto reduce_kernel = ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   static constexpr auto partials_kernel =
     SingleTileKernel<AccumT*, OutputIteratorT, std::uint32_t, ReductionOpT, InitT, AccumT, PartialsTransformT>;
+  static constexpr auto single_pass_kernel =
+    SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
 
-  //! Resident blocks of pass 1 per multiprocessor of `device`, read once per device.
+  //! Resident blocks of the single-pass kernel per multiprocessor of `device`, read once per device (pass 1 of
+  //! the two-pass path has the same shape and no more shared memory).
   static cudaError_t occupancy(int device, int block_threads, int& blocks)
   {
     static DeviceCache cache;
     return cached_per_device(cache, device, blocks, [block_threads](int& v) {
-      const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, reduce_kernel, block_threads, 0);
+      const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, single_pass_kernel, block_threads, 0);
       v                       = v < 1 ? 1 : v; // a kernel that cannot be resident fails at launch, with its error
       return error;
     });
@@ -136,8 +191,12 @@ struct DispatchReduce
     const ReducePolicy policy = select_reduce_policy(arch);
     const TileShape shape     = reduce_tile_shape<InputIteratorT>(arch);
 
-    int max_grid_size = 0;
-    if (num_items > static_cast<OffsetT>(shape.tile_items))
+    const DispatchOverride forced = dispatch_override;
+    int max_grid_size             = 0;
+    const bool needs_grid         = forced.path == ReducePath::automatic
+                                ? num_items > static_cast<OffsetT>(shape.tile_items)
+                                : forced.path != ReducePath::single_tile;
+    if (needs_grid)
     {
       int sms = 0, blocks_per_sm = 0;
       if (const cudaError_t error = sm_count(device, sms); error != cudaSuccess)
@@ -149,9 +208,19 @@ struct DispatchReduce
         return error;
       }
       max_grid_size = blocks_per_sm * sms * policy.oversubscription;
+      if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
+      {
+        max_grid_size = forced.max_grid_size;
+      }
     }
-    const ReducePlan<OffsetT> plan =
-      make_reduce_plan(num_items, shape.tile_items, max_grid_size, sizeof(AccumT), alignof(AccumT));
+    const ReducePlan<OffsetT> plan = make_reduce_plan(
+      num_items,
+      shape.tile_items,
+      shape.grain_items,
+      max_grid_size,
+      sizeof(AccumT),
+      alignof(AccumT),
+      forced.path);
 
     if (d_temp_storage == nullptr)
     {
@@ -163,11 +232,29 @@ struct DispatchReduce
       return cudaErrorInvalidValue;
     }
 
-    if (plan.single_tile)
+    if (plan.path == ReducePath::single_tile)
     {
       return launch(single_tile_kernel, 1, shape.block_threads, stream, in, out, num_items, op, init, transform);
     }
-    AccumT* partials = static_cast<AccumT*>(align_up(d_temp_storage, alignof(AccumT)));
+    void* base       = align_up(d_temp_storage, alignof(AccumT) > 8 ? alignof(AccumT) : 8); // as the plan assumes
+    auto* ticket     = static_cast<unsigned long long*>(base);
+    AccumT* partials = reinterpret_cast<AccumT*>(static_cast<char*>(base) + plan.partials_offset);
+    if (plan.path == ReducePath::single_pass)
+    {
+      return launch(single_pass_kernel,
+                    plan.share.grid_size,
+                    shape.block_threads,
+                    stream,
+                    in,
+                    out,
+                    partials,
+                    ticket,
+                    next_call_id(),
+                    plan.share,
+                    op,
+                    init,
+                    transform);
+    }
     if (const cudaError_t error = launch(
           reduce_kernel, plan.share.grid_size, shape.block_threads, stream, in, partials, plan.share, op, transform);
         error != cudaSuccess)

@@ -5,8 +5,11 @@
 //!
 //! - `SingleTileKernel`: one block reduces all `num_items` items and writes `init`-combined result; launched
 //!   alone when the input fits in one tile, and as pass 2 over the partials of `ReduceKernel`.
-//! - `ReduceKernel` (pass 1): block `b` reduces the contiguous tile range GridEvenShare gives it and writes its
+//! - `ReduceKernel` (pass 1): block `b` reduces the contiguous range GridEvenShare gives it and writes its
 //!   partial to `partials[b]`.
+//! - `SinglePassKernel`: pass 1 and pass 2 in one launch. Each block writes its partial and takes a ticket; the
+//!   block that takes the last ticket reduces the partials in block order exactly as pass 2 would (same agent,
+//!   same shape), so the two paths give bitwise identical results.
 #pragma once
 
 #include <fold/agent/agent_reduce.cuh>
@@ -129,6 +132,93 @@ __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
   if (threadIdx.x == 0)
   {
     construct_at(partials + blockIdx.x, aggregate);
+  }
+}
+
+//! The ticket of the single-pass kernel: one 64-bit word in the temporary storage holding the call's id
+//! (upper 40 bits) and the number of blocks that have finished (lower 24 bits). Whatever the word holds when a
+//! call starts, the first block to finish finds another id there and starts the count afresh, so the storage
+//! needs no clearing launch; the last block resets the word to 0, which keeps CUDA-graph replays (that repeat one
+//! id) correct. Arbitrary leftover bytes could be mistaken for a count of this very call only if their upper 40
+//! bits equal its id: a chance of 2^-40 on the first use of fresh storage.
+struct Ticket
+{
+  static constexpr int count_bits = 24;
+  static constexpr unsigned long long count_mask = (1ull << count_bits) - 1;
+
+  //! Counts this block in; true for the block that completes the count of `blocks`. Call from one thread, after
+  //! the block's partial is written (the fence before the count publishes it).
+  FOLD_DEVICE static bool arrive(unsigned long long* word, unsigned long long id, int blocks)
+  {
+    __threadfence();
+    unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word);
+    unsigned long long next = 0;
+    for (;;)
+    {
+      next = (seen >> count_bits) == id ? seen + 1 : (id << count_bits) | 1;
+      const unsigned long long previous = atomicCAS(word, seen, next);
+      if (previous == seen)
+      {
+        break;
+      }
+      seen = previous;
+    }
+    const bool last = static_cast<int>(next & count_mask) == blocks;
+    if (last)
+    {
+      __threadfence(); // acquire: the other blocks' partials are visible from here on
+      *word = 0;
+    }
+    return last;
+  }
+};
+
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT>
+__global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
+                             select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void SinglePassKernel(
+  InputIteratorT in,
+  OutputIteratorT out,
+  AccumT* partials,
+  unsigned long long* ticket,
+  unsigned long long call_id,
+  GridEvenShare<OffsetT> share,
+  ReductionOpT op,
+  InitT init,
+  TransformOpT transform)
+{
+  using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  using PartialsAgentT =
+    typename AgentReduceFor<FOLD_ARCH, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
+  __shared__ union
+  {
+    typename AgentT::TempStorage items;
+    typename PartialsAgentT::TempStorage partials;
+  } storage;
+  __shared__ bool last;
+
+  const Range<OffsetT> range = share.block_range(static_cast<int>(blockIdx.x));
+  const AccumT aggregate     = AgentT(storage.items, in, op, transform).ConsumeRange(range.begin, range.end);
+  if (threadIdx.x == 0)
+  {
+    construct_at(partials + blockIdx.x, aggregate);
+    last = Ticket::arrive(ticket, call_id, share.grid_size);
+  }
+  __syncthreads();
+  if (!last)
+  {
+    return;
+  }
+  const AccumT total = PartialsAgentT(storage.partials, partials, op, CastTo<AccumT>{})
+                         .ConsumeRange(0u, static_cast<std::uint32_t>(share.grid_size));
+  if (threadIdx.x == 0)
+  {
+    store_result(out, init.finalize(op, total));
   }
 }
 

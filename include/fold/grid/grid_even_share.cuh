@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! GridEvenShare: splits `num_items` into whole tiles and gives each block of the grid one contiguous range of
-//! tiles, the ranges balanced to within one tile. Because every block owns a contiguous slice, in order, a
-//! block's partial is the reduction of that slice: the property order-preserving reductions are built on.
+//! GridEvenShare: splits `num_items` into grains (whole units of `grain_items`) and gives each block of the grid
+//! one contiguous range of grains, the ranges balanced to within one grain. Because every block owns a
+//! contiguous slice, in order, a block's partial is the reduction of that slice: the property order-preserving
+//! reductions are built on. The dispatch uses a grain of one row of vectors (`TileShape::grain_items`), so that
+//! every range starts 16-byte aligned and the blocks of one wave finish together.
 #pragma once
 
 #include <fold/util/macros.cuh>
@@ -22,37 +24,37 @@ template <typename OffsetT>
 struct GridEvenShare
 {
   OffsetT num_items   = 0;
-  OffsetT tile_items  = 1;
-  OffsetT total_tiles = 0;
-  int grid_size       = 0; //!< blocks to launch: `min(total_tiles, max_grid_size)`
-  OffsetT share       = 0; //!< whole tiles every block gets
-  OffsetT extra       = 0; //!< the first `extra` blocks get one tile more
+  OffsetT grain_items  = 1;
+  OffsetT total_grains = 0;
+  int grid_size       = 0; //!< blocks to launch: `min(total_grains, max_grid_size)`
+  OffsetT share       = 0; //!< whole grains every block gets
+  OffsetT extra       = 0; //!< the first `extra` blocks get one grain more
 
-  //! The share of `num_items` items in tiles of `tile_items` over at most `max_grid_size` blocks.
-  FOLD_HOST_DEVICE static constexpr GridEvenShare make(OffsetT num_items, int tile_items, int max_grid_size)
+  //! The share of `num_items` items in grains of `grain_items` items over at most `max_grid_size` blocks.
+  FOLD_HOST_DEVICE static constexpr GridEvenShare make(OffsetT num_items, int grain_items, int max_grid_size)
   {
     GridEvenShare s{};
     s.num_items   = num_items;
-    s.tile_items  = static_cast<OffsetT>(tile_items);
-    s.total_tiles = num_items / s.tile_items + (num_items % s.tile_items != 0);
-    s.grid_size   = static_cast<OffsetT>(max_grid_size) < s.total_tiles ? max_grid_size : static_cast<int>(s.total_tiles);
+    s.grain_items  = static_cast<OffsetT>(grain_items);
+    s.total_grains = num_items / s.grain_items + (num_items % s.grain_items != 0);
+    s.grid_size   = static_cast<OffsetT>(max_grid_size) < s.total_grains ? max_grid_size : static_cast<int>(s.total_grains);
     if (s.grid_size > 0)
     {
-      s.share = s.total_tiles / static_cast<OffsetT>(s.grid_size);
-      s.extra = s.total_tiles % static_cast<OffsetT>(s.grid_size);
+      s.share = s.total_grains / static_cast<OffsetT>(s.grid_size);
+      s.extra = s.total_grains % static_cast<OffsetT>(s.grid_size);
     }
     return s;
   }
 
-  //! The items block `block` reduces. Only the last block's range can end in a partial tile.
+  //! The items block `block` reduces. Only the last block's range can end in a partial grain.
   FOLD_HOST_DEVICE constexpr Range<OffsetT> block_range(int block) const
   {
     const OffsetT b          = static_cast<OffsetT>(block);
-    const OffsetT first_tile = b * share + (b < extra ? b : extra);
-    const OffsetT last_tile  = first_tile + share + (b < extra ? 1 : 0); // one past
-    // Computed from tile counts so that the end never overflows OffsetT, even for num_items near its maximum.
-    const OffsetT end = last_tile == total_tiles ? num_items : last_tile * tile_items;
-    return {first_tile * tile_items, end};
+    const OffsetT first_grain = b * share + (b < extra ? b : extra);
+    const OffsetT last_grain  = first_grain + share + (b < extra ? 1 : 0); // one past
+    // Computed from grain counts so that the end never overflows OffsetT, even for num_items near its maximum.
+    const OffsetT end = last_grain == total_grains ? num_items : last_grain * grain_items;
+    return {first_grain * grain_items, end};
   }
 };
 

@@ -55,8 +55,8 @@ FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
     {600,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
     {700,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
     {800,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
-    {900,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
-    {1000,  {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
+    {900,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             1}},
+    {1000,  {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             1}},
   }};
 }
 // clang-format on
@@ -85,6 +85,7 @@ struct TileShape
   int vector_items; //!< items per vector load; 1 when the type is not loaded with vectors
   int tile_items; //!< `block_threads * items_per_thread`
   BlockReduceAlgorithm block_algorithm;
+  int grain_items; //!< `block_threads * vector_items`: the unit the grid's ranges are balanced in
 };
 
 //! The tile shape of `policy` for items of `item_bytes` bytes. `items_per_thread` is scaled so that every
@@ -99,7 +100,12 @@ FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(const ReducePolicy& policy,
   int items = bytes_per_thread / item_bytes;
   items     = items < 1 ? 1 : items;
   items     = (items + vector_items - 1) / vector_items * vector_items;
-  return {policy.block_threads, items, vector_items, policy.block_threads * items, policy.block_algorithm};
+  return {policy.block_threads,
+          items,
+          vector_items,
+          policy.block_threads * items,
+          policy.block_algorithm,
+          policy.block_threads * vector_items};
 }
 
 } // namespace fold

@@ -98,6 +98,50 @@ struct ArgMax
 
 namespace detail
 {
+//! The operator a thread uses to fold in its own items. A thread meets its items in increasing index order,
+//! so for ArgMin/ArgMax a strict comparison already keeps the first occurrence: no key comparison per item.
+//! Every other operator is used as it is.
+template <typename ReductionOpT>
+struct InOrder
+{
+  using type = ReductionOpT;
+  FOLD_HOST_DEVICE static constexpr const ReductionOpT& make(const ReductionOpT& op) { return op; }
+};
+
+struct ArgMinInOrder
+{
+  template <typename K, typename V>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
+  operator()(const KeyValuePair<K, V>& earlier, const KeyValuePair<K, V>& later) const
+  {
+    return later.value < earlier.value ? later : earlier;
+  }
+};
+
+struct ArgMaxInOrder
+{
+  template <typename K, typename V>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
+  operator()(const KeyValuePair<K, V>& earlier, const KeyValuePair<K, V>& later) const
+  {
+    return earlier.value < later.value ? later : earlier;
+  }
+};
+
+template <>
+struct InOrder<ArgMin>
+{
+  using type = ArgMinInOrder;
+  FOLD_HOST_DEVICE static constexpr type make(const ArgMin&) { return {}; }
+};
+
+template <>
+struct InOrder<ArgMax>
+{
+  using type = ArgMaxInOrder;
+  FOLD_HOST_DEVICE static constexpr type make(const ArgMax&) { return {}; }
+};
+
 //! The identity of `Min` over `T`: +infinity for floating types, the largest value otherwise.
 template <typename T>
 FOLD_HOST_DEVICE constexpr T min_identity()
