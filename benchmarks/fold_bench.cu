@@ -15,6 +15,8 @@
 //                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream
 //   fold-bench --verbose            Google Benchmark's own console output as well
 //   fold-bench --commit=<hash>      recorded in the JSON context (also from $FOLD_COMMIT)
+//   fold-bench --sweep              the tuning sweep behind the sm_90 policy: fold's time with pass 1's grid capped
+//                                   at k x 8 blocks x SMs (k = 1..8), next to cub's, kernel and stream timings
 //   plus any Google Benchmark flag, e.g. --benchmark_out=results.json --benchmark_out_format=json
 #include <fold/fold.cuh>
 
@@ -93,7 +95,9 @@ public:
     BENCH_CHECK(cudaMalloc(&out_, 2 * sizeof(T)));
     BENCH_CHECK(cudaMalloc(&index_, 2 * sizeof(std::int64_t)));
     std::size_t fold_bytes = 0, cub_bytes = 0;
+    fold::detail::dispatch_override = {fold::detail::ReducePath::two_pass, 0}; // the largest storage any path needs
     BENCH_CHECK(fold_call(nullptr, fold_bytes, 0, 0));
+    fold::detail::dispatch_override = {};
     BENCH_CHECK(cub_call(nullptr, cub_bytes, 0, 0));
     fold_bytes_ = fold_bytes;
     cub_bytes_  = cub_bytes;
@@ -295,6 +299,87 @@ public:
   }
 };
 
+//! Fold's median time per call (kernel or stream timing) with pass 1's grid capped at `max_grid`.
+template <typename T, Op O>
+double fold_seconds(Case<T, O>& c, std::size_t n, Mode mode, int max_grid,
+                    fold::detail::ReducePath path = fold::detail::ReducePath::automatic)
+{
+  fold::detail::dispatch_override = {path, max_grid};
+  bench::EventTimer timer;
+  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
+  const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
+  std::vector<double> samples;
+  int slice = 0;
+  for (int r = 0; r < reps; ++r)
+  {
+    samples.push_back(timer.seconds([&] {
+                        for (int k = 0; k < calls; ++k) BENCH_CHECK(c.fold((slice + k) % c.slices(), 0));
+                      })
+                      / calls);
+    slice = (slice + calls) % c.slices();
+  }
+  fold::detail::dispatch_override = {};
+  return bench::median(samples);
+}
+
+template <typename T, Op O>
+double cub_seconds(Case<T, O>& c, std::size_t n, Mode mode)
+{
+  bench::EventTimer timer;
+  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
+  const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
+  std::vector<double> samples;
+  int slice = 0;
+  for (int r = 0; r < reps; ++r)
+  {
+    samples.push_back(timer.seconds([&] {
+                        for (int k = 0; k < calls; ++k) BENCH_CHECK(c.cub((slice + k) % c.slices(), 0));
+                      })
+                      / calls);
+    slice = (slice + calls) % c.slices();
+  }
+  return bench::median(samples);
+}
+
+template <typename T, Op O>
+void sweep_one()
+{
+  const int waves[] = {1, 2, 3, 4};
+  for (int log2 : {14, 17, 20, 22, 24, 26, 28, 30})
+  {
+    const std::size_t n = std::size_t{1} << log2;
+    if (n * sizeof(T) > facts.memory / 3) continue;
+    const std::size_t bytes = n * sizeof(T);
+    const int slices = static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (4 * facts.l2_bytes + bytes - 1) / bytes)));
+    Case<T, O> c(n, slices);
+    for (Mode mode : {Mode::kernel, Mode::stream})
+    {
+      std::printf("%-7s %-9s 2^%-3d %-7s cub %9.2f us |", op_name(O), bench::type_name<T>(), log2,
+                  mode == Mode::kernel ? "kernel" : "stream", cub_seconds(c, n, mode) * 1e6);
+      for (int w : waves)
+      {
+        std::printf(" %dx %9.2f", w, fold_seconds(c, n, mode, w * 8 * facts.sms) * 1e6);
+      }
+      std::printf(" | two-pass 1x %9.2f 3x %9.2f", fold_seconds(c, n, mode, 8 * facts.sms, fold::detail::ReducePath::two_pass) * 1e6,
+                  fold_seconds(c, n, mode, 3 * 8 * facts.sms, fold::detail::ReducePath::two_pass) * 1e6);
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+}
+
+void sweep()
+{
+  std::printf("grid sweep: fold's time (us) with pass 1's grid capped at k x 8 blocks x %d SMs, next to cub's\n", facts.sms);
+  sweep_one<float, Op::sum>();
+  sweep_one<std::int8_t, Op::sum>();
+  sweep_one<__half, Op::sum>();
+  sweep_one<double, Op::sum>();
+  sweep_one<float, Op::argmax>();
+  sweep_one<std::int8_t, Op::argmax>();
+  sweep_one<std::int8_t, Op::min>();
+}
+
 void print_table()
 {
   std::printf("\n%-7s %-9s %12s %-7s %11s %11s %9s %10s %9s %9s %9s\n", "op", "type", "items", "mode", "fold us",
@@ -311,17 +396,18 @@ void print_table()
 
 int main(int argc, char** argv)
 {
-  bool full = false, verbose = false;
+  bool full = false, verbose = false, run_sweep = false;
   std::string commit = std::getenv("FOLD_COMMIT") ? std::getenv("FOLD_COMMIT") : "unknown";
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i)
   {
     if (std::strcmp(argv[i], "--full") == 0) full = true;
     else if (std::strcmp(argv[i], "--verbose") == 0) verbose = true;
+    else if (std::strcmp(argv[i], "--sweep") == 0) run_sweep = true;
     else if (std::strncmp(argv[i], "--commit=", 9) == 0) commit = argv[i] + 9;
     else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
     {
-      std::printf("usage: fold-bench [--full] [--verbose] [--commit=<hash>] [Google Benchmark flags]\n");
+      std::printf("usage: fold-bench [--full | --sweep] [--verbose] [--commit=<hash>] [Google Benchmark flags]\n");
       return 0;
     }
     else rest.push_back(argv[i]);
@@ -343,6 +429,12 @@ int main(int argc, char** argv)
   benchmark::AddCustomContext("matrix", full ? "full" : "default");
   std::printf("device: %s, %d SMs, L2 %zu MB; peak %.0f GB/s (memory clock x bus width), measured read ceiling %.0f GB/s\n",
               facts.name.c_str(), facts.sms, facts.l2_bytes >> 20, facts.peak_gbps, facts.ceiling_gbps);
+
+  if (run_sweep)
+  {
+    sweep();
+    return 0;
+  }
 
   std::vector<std::size_t> sizes;
   for (int log2 = 10; log2 <= 30; log2 += full ? 2 : 4)

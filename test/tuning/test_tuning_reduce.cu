@@ -13,7 +13,8 @@ bool same_policy(const fold::ReducePolicy& a, const fold::ReducePolicy& b)
 {
   return a.block_threads == b.block_threads && a.items_per_thread == b.items_per_thread
       && a.vector_bytes == b.vector_bytes && a.block_algorithm == b.block_algorithm
-      && a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription;
+      && a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription
+      && a.one_wave_max_mib == b.one_wave_max_mib && a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm;
 }
 } // namespace
 
@@ -42,6 +43,8 @@ TEST_CASE("every policy is a valid kernel shape", "[tuning]")
     CHECK((p.vector_bytes == 4 || p.vector_bytes == 8 || p.vector_bytes == 16));
     CHECK(p.min_blocks_per_sm >= 1);
     CHECK(p.oversubscription >= 1);
+    CHECK(p.one_wave_max_mib >= 0);
+    CHECK(p.single_pass_blocks_per_sm >= 0);
   }
 }
 
@@ -77,7 +80,7 @@ TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", 
       CHECK(s.block_threads == p.block_threads);
       CHECK(s.items_per_thread % s.vector_items == 0);
       CHECK(s.tile_items == s.block_threads * s.items_per_thread);
-      CHECK(s.items_per_thread * bytes >= p.items_per_thread * 4 - (bytes - 1));
+      CHECK(s.items_per_thread * bytes >= p.items_per_thread * 4 - (bytes - 1)); // 4-byte accumulators: uncapped
       if (vectorizable && p.vector_bytes % bytes == 0 && p.vector_bytes > bytes)
       {
         CHECK(s.vector_items * bytes == p.vector_bytes);
@@ -98,4 +101,14 @@ TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", 
     float a, b;
   };
   CHECK(fold::reduce_tile_shape<Pair*>(900).vector_items == 1);
+  // Wide accumulators cap the items per thread (but never below one vector).
+  CHECK(fold::reduce_tile_shape<const std::int8_t*, int>(900).items_per_thread == 64);
+  CHECK(fold::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900).items_per_thread
+        == 16);
+  CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 8);
+  struct Big
+  {
+    double v[8];
+  };
+  CHECK(fold::reduce_tile_shape<const float*, Big>(900).items_per_thread == 4);
 }

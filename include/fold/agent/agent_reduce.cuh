@@ -24,13 +24,15 @@ template <typename InputIteratorT>
 inline constexpr bool is_vectorizable_input_v =
   std::is_pointer_v<InputIteratorT> && is_primitive_v<detail::value_t<InputIteratorT>>;
 
-//! The tile shape the reduction kernels use on architecture `arch` for input read through `InputIteratorT`.
-template <typename InputIteratorT>
+//! The tile shape the reduction kernels use on architecture `arch` for input read through `InputIteratorT` and
+//! reduced in `AccumT`.
+template <typename InputIteratorT, typename AccumT = detail::value_t<InputIteratorT>>
 FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 {
   return make_tile_shape(select_reduce_policy(arch),
                          static_cast<int>(sizeof(detail::value_t<InputIteratorT>)),
-                         is_vectorizable_input_v<InputIteratorT>);
+                         is_vectorizable_input_v<InputIteratorT>,
+                         static_cast<int>(sizeof(AccumT)));
 }
 
 //! @tparam BlockThreads, ItemsPerThread, VectorItems, Algorithm  the tile shape (see `TileShape`)

@@ -45,7 +45,7 @@ struct ReducePlan
 //! The plan for `num_items` items with tiles of `tile_items`, ranges balanced in grains of `grain_items`, at most
 //! `max_grid_size` blocks, and partials of `partial_bytes` aligned to `partial_align`. `automatic`: a single
 //! tile up to one tile, single-pass beyond; any other `path` is taken as it is. The temporary storage holds the
-//! ticket (8 bytes), then the partials; it grows with `num_items` and never shrinks.
+//! single-pass ticket, then the partials; it grows with `num_items` and never shrinks.
 template <typename OffsetT>
 constexpr ReducePlan<OffsetT> make_reduce_plan(
   OffsetT num_items,
@@ -65,8 +65,8 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(
     return {ReducePath::single_tile, {}, 0, 1};
   }
   const auto share        = GridEvenShare<OffsetT>::make(num_items, grain_items, max_grid_size);
-  const std::size_t align = partial_align > 8 ? partial_align : 8;
-  const std::size_t start = (8 + align - 1) / align * align;
+  const std::size_t align = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
+  const std::size_t start = (sizeof(Ticket) + align - 1) / align * align;
   // The storage is aligned inside the caller's allocation, which may itself be less aligned.
   return {path,
           share,
@@ -82,8 +82,8 @@ struct DispatchOverride
 };
 inline thread_local DispatchOverride dispatch_override{};
 
-//! A process-wide sequence of call ids for the single-pass ticket: 40 bits, never 0, started at a value that
-//! differs between processes.
+//! A process-wide sequence of call ids for the single-pass ticket's first use: 40 bits, never 0, started at a
+//! value that differs between processes.
 inline unsigned long long next_call_id()
 {
   static std::atomic<unsigned long long> sequence{
@@ -189,10 +189,11 @@ struct DispatchReduce
       return error;
     }
     const ReducePolicy policy = select_reduce_policy(arch);
-    const TileShape shape     = reduce_tile_shape<InputIteratorT>(arch);
+    const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT>(arch);
 
     const DispatchOverride forced = dispatch_override;
     int max_grid_size             = 0;
+    int single_pass_max_blocks    = 0;
     const bool needs_grid         = forced.path == ReducePath::automatic
                                 ? num_items > static_cast<OffsetT>(shape.tile_items)
                                 : forced.path != ReducePath::single_tile;
@@ -207,20 +208,22 @@ struct DispatchReduce
       {
         return error;
       }
-      max_grid_size = blocks_per_sm * sms * policy.oversubscription;
+      const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
+      const int waves        = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
+      max_grid_size          = blocks_per_sm * sms * waves;
       if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
       {
         max_grid_size = forced.max_grid_size;
       }
+      single_pass_max_blocks = sms * policy.single_pass_blocks_per_sm;
     }
-    const ReducePlan<OffsetT> plan = make_reduce_plan(
-      num_items,
-      shape.tile_items,
-      shape.grain_items,
-      max_grid_size,
-      sizeof(AccumT),
-      alignof(AccumT),
-      forced.path);
+    ReducePlan<OffsetT> plan = make_reduce_plan(
+      num_items, shape.tile_items, shape.grain_items, max_grid_size, sizeof(AccumT), alignof(AccumT), forced.path);
+    if (forced.path == ReducePath::automatic && plan.path == ReducePath::single_pass
+        && plan.share.grid_size > single_pass_max_blocks)
+    {
+      plan.path = ReducePath::two_pass; // same storage, same partials: only the kernels differ
+    }
 
     if (d_temp_storage == nullptr)
     {
@@ -236,8 +239,8 @@ struct DispatchReduce
     {
       return launch(single_tile_kernel, 1, shape.block_threads, stream, in, out, num_items, op, init, transform);
     }
-    void* base       = align_up(d_temp_storage, alignof(AccumT) > 8 ? alignof(AccumT) : 8); // as the plan assumes
-    auto* ticket     = static_cast<unsigned long long*>(base);
+    void* base       = align_up(d_temp_storage, alignof(AccumT) > alignof(Ticket) ? alignof(AccumT) : alignof(Ticket));
+    auto* ticket     = static_cast<Ticket*>(base);
     AccumT* partials = reinterpret_cast<AccumT*>(static_cast<char*>(base) + plan.partials_offset);
     if (plan.path == ReducePath::single_pass)
     {
@@ -263,7 +266,7 @@ struct DispatchReduce
     }
     return launch(partials_kernel,
                   1,
-                  reduce_tile_shape<AccumT*>(arch).block_threads,
+                  reduce_tile_shape<AccumT*, AccumT>(arch).block_threads,
                   stream,
                   partials,
                   out,

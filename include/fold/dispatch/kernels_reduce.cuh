@@ -79,7 +79,7 @@ store_result(ArgOutput<ValueOutputIteratorT, KeyOutputIteratorT> out, const KeyV
 template <int Arch, typename InputIteratorT, typename AccumT, typename OffsetT, typename ReductionOpT, typename TransformOpT>
 struct AgentReduceFor
 {
-  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT>(Arch);
+  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT>(Arch);
   using type = AgentReduce<shape.block_threads,
                            shape.items_per_thread,
                            shape.vector_items,
@@ -135,41 +135,80 @@ __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
   }
 }
 
-//! The ticket of the single-pass kernel: one 64-bit word in the temporary storage holding the call's id
-//! (upper 40 bits) and the number of blocks that have finished (lower 24 bits). Whatever the word holds when a
-//! call starts, the first block to finish finds another id there and starts the count afresh, so the storage
-//! needs no clearing launch; the last block resets the word to 0, which keeps CUDA-graph replays (that repeat one
-//! id) correct. Arbitrary leftover bytes could be mistaken for a count of this very call only if their upper 40
-//! bits equal its id: a chance of 2^-40 on the first use of fresh storage.
+//! The single-pass kernel's ticket, in the temporary storage: which block finishes last, without a clearing
+//! launch and without contention.
+//!
+//! Steady state: `count` only ever grows (one `atomicAdd` per block); `expected` is its value when the call
+//! started, and `check` a hash of `expected` that says the pair is valid. Every block reads `expected` before it
+//! arrives; the block whose `atomicAdd` returns `expected + blocks - 1` is last, and publishes the new `expected`
+//! for the next call. All blocks of a call see the same `expected` (only the last block writes it, after every
+//! block has arrived), so CUDA-graph replays work as well.
+//!
+//! First use: storage nobody initialised fails the check (except with probability 2^-64). Then the blocks count
+//! with a compare-and-swap on `tagged` instead (the call's id in the upper 40 bits, the count in the lower 24; a
+//! stale id restarts the count), and the last block initialises `expected` and `check`. That costs more under
+//! contention, but happens once per storage. Leftover bytes are mistaken for this call's count only if their
+//! upper 40 bits equal its id: probability 2^-40, on the first use of fresh storage only.
 struct Ticket
 {
-  static constexpr int count_bits = 24;
-  static constexpr unsigned long long count_mask = (1ull << count_bits) - 1;
+  unsigned int count;
+  unsigned int expected;
+  unsigned long long check;
+  unsigned long long tagged;
 
-  //! Counts this block in; true for the block that completes the count of `blocks`. Call from one thread, after
-  //! the block's partial is written (the fence before the count publishes it).
-  FOLD_DEVICE static bool arrive(unsigned long long* word, unsigned long long id, int blocks)
+  static constexpr int tag_shift                 = 24;
+  static constexpr unsigned long long count_mask = (1ull << tag_shift) - 1;
+
+  FOLD_HOST_DEVICE static constexpr unsigned long long hash(unsigned int expected)
   {
+    unsigned long long z = expected + 0x9E3779B97F4A7C15ull;
+    z                    = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z                    = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+  //! Counts this block in; true for the block that completes the count of `blocks`. Call from one thread after
+  //! the block's partial is written: the fence before the count publishes it, the one after it (for the last
+  //! block) makes every other block's partial visible.
+  FOLD_DEVICE static bool arrive(Ticket* ticket, unsigned long long call_id, int blocks)
+  {
+    volatile Ticket* shared = ticket;
+    const unsigned int expected = shared->expected;
+    const bool initialised      = shared->check == hash(expected);
     __threadfence();
-    unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word);
-    unsigned long long next = 0;
+    if (initialised)
+    {
+      const unsigned int previous = atomicAdd(&ticket->count, 1u);
+      if (previous - expected != static_cast<unsigned int>(blocks - 1))
+      {
+        return false;
+      }
+      __threadfence();
+      shared->expected = previous + 1;
+      shared->check    = hash(previous + 1);
+      return true;
+    }
+    unsigned long long seen = shared->tagged, next = 0;
     for (;;)
     {
-      next = (seen >> count_bits) == id ? seen + 1 : (id << count_bits) | 1;
-      const unsigned long long previous = atomicCAS(word, seen, next);
+      next = (seen >> tag_shift) == call_id ? seen + 1 : (call_id << tag_shift) | 1;
+      const unsigned long long previous = atomicCAS(&ticket->tagged, seen, next);
       if (previous == seen)
       {
         break;
       }
       seen = previous;
     }
-    const bool last = static_cast<int>(next & count_mask) == blocks;
-    if (last)
+    if (static_cast<int>(next & count_mask) != blocks)
     {
-      __threadfence(); // acquire: the other blocks' partials are visible from here on
-      *word = 0;
+      return false;
     }
-    return last;
+    __threadfence();
+    const unsigned int count = atomicAdd(&ticket->count, 0u);
+    shared->tagged           = 0;
+    shared->expected         = count;
+    shared->check            = hash(count);
+    return true;
   }
 };
 
@@ -185,7 +224,7 @@ __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
   InputIteratorT in,
   OutputIteratorT out,
   AccumT* partials,
-  unsigned long long* ticket,
+  Ticket* ticket,
   unsigned long long call_id,
   GridEvenShare<OffsetT> share,
   ReductionOpT op,

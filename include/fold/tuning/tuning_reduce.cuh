@@ -26,7 +26,10 @@ struct ReducePolicy
   int vector_bytes; //!< width of one vector load for primitive types read through aligned raw pointers
   BlockReduceAlgorithm block_algorithm;
   int min_blocks_per_sm; //!< the occupancy the kernels are compiled for (`__launch_bounds__`)
-  int oversubscription; //!< pass 1 launches up to occupancy x SMs x this many blocks
+  int oversubscription; //!< waves of pass 1 for large inputs: up to occupancy x SMs x this many blocks
+  int one_wave_max_mib; //!< inputs below this many MiB get one wave (occupancy x SMs blocks) at most
+  int single_pass_blocks_per_sm; //!< one launch (single-pass) while pass 1 has at most this many blocks per SM;
+                                 //!< two launches beyond, where the ticket costs more than the second launch
 };
 
 //! One link of the chain: the policy for architectures from `arch` up to the next entry.
@@ -45,18 +48,24 @@ struct ReducePolicyChain
 
 // clang-format off
 //! The chain. The sm_60..sm_80 entries carry CUB 3.0.1's sm_60 shape (256 threads, 16 four-byte items,
-//! 16-byte vectors), which CUB runs on every later architecture; the sm_90 and sm_100 entries start from it too
-//! and are tuned by measurement on the GPU (docs/performance.md records the measurement behind each number).
-//! A function rather than a variable so that device code can evaluate it.
+//! 16-byte vectors, 5 waves), which CUB runs on every later architecture; they are not tuned. The sm_90 entry is
+//! tuned on an H200 by `fold-bench --sweep` (docs/performance.md has the tables):
+//! - min blocks/SM 6: caps registers at 40. With 1, the single-pass kernel took 88 registers, 2 blocks per SM,
+//!   and mid-size calls ran up to 2x slower than cub; with 8 (32 registers) the sums spill.
+//! - one wave below 128 MiB, 4 waves above: at 2^22 floats 1 wave 11.8 us, 2 waves 14.9, 3 waves 18.5 (each
+//!   wave adds a block lifetime); at 2^30 floats 1 wave 972 us, 4 waves 944 (cub 945); int8 2^30: 289 vs 246.
+//! - single-pass up to 1 block per SM: at 2^17 floats (128 blocks) single-pass 4.6 us vs two-pass 5.1, at 2^20
+//!   (792 blocks) single-pass 8.5 vs two-pass 7.3, back to back.
+//! sm_100 has not been measured; it starts from sm_90's values.
 FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
 {
   return {{
-    // arch   threads items vector  block algorithm                         min blocks/SM  oversubscription
-    {600,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
-    {700,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
-    {800,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             5}},
-    {900,   {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             1}},
-    {1000,  {256,    16,   16,     BlockReduceAlgorithm::warp_reductions,   1,             1}},
+    // arch  threads items vector block algorithm                        min blocks/SM waves 1-wave MiB single-pass/SM
+    {600,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  1,            5,    0,         1}},
+    {700,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  1,            5,    0,         1}},
+    {800,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  1,            5,    0,         1}},
+    {900,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  6,            4,    128,       1}},
+    {1000,  {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  6,            4,    128,       1}},
   }};
 }
 // clang-format on
@@ -88,17 +97,26 @@ struct TileShape
   int grain_items; //!< `block_threads * vector_items`: the unit the grid's ranges are balanced in
 };
 
-//! The tile shape of `policy` for items of `item_bytes` bytes. `items_per_thread` is scaled so that every
-//! thread loads the same number of bytes whatever the type (64 int8, 16 float, 8 double with the defaults).
-FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(const ReducePolicy& policy, int item_bytes, bool vectorizable)
+//! The most bytes of accumulator values one thread's tile may turn into (16 items of a 16-byte pair): beyond it,
+//! wide accumulators (the index-value pairs of ArgMin/ArgMax over 1-byte items) run out of registers.
+inline constexpr int max_accumulator_bytes_per_thread = 256;
+
+//! The tile shape of `policy` for items of `item_bytes` bytes reduced into accumulators of `accum_bytes`.
+//! `items_per_thread` is scaled so that every thread loads the same number of bytes whatever the type (64 int8,
+//! 16 float, 8 double with the defaults), but holds at most `max_accumulator_bytes_per_thread` of accumulators
+//! (and at least one vector).
+FOLD_HOST_DEVICE constexpr TileShape
+make_tile_shape(const ReducePolicy& policy, int item_bytes, bool vectorizable, int accum_bytes = 4)
 {
   const int bytes_per_thread = policy.items_per_thread * 4;
   const int vector_items =
     (vectorizable && policy.vector_bytes % item_bytes == 0 && policy.vector_bytes > item_bytes)
       ? policy.vector_bytes / item_bytes
       : 1;
-  int items = bytes_per_thread / item_bytes;
-  items     = items < 1 ? 1 : items;
+  int items           = bytes_per_thread / item_bytes;
+  const int accum_cap = max_accumulator_bytes_per_thread / (accum_bytes > 0 ? accum_bytes : 1);
+  items               = items > accum_cap ? accum_cap : items;
+  items               = items < 1 ? 1 : items;
   items     = (items + vector_items - 1) / vector_items * vector_items;
   return {policy.block_threads,
           items,
