@@ -16,11 +16,15 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -D
 cmake --build "$BUILD" -j"$(nproc)" --target fold-bench fold-ladder >"$OUT/build.log" 2>&1 \
   || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
 
-"$BUILD/benchmarks/fold-ladder" --log2=25 --json="$OUT/ladder-25.json" | tee "$OUT/ladder-25.txt" || exit 1
-"$BUILD/benchmarks/fold-ladder" --log2=30 --json="$OUT/ladder-30.json" | tee "$OUT/ladder-30.txt" || exit 1
+# Only the JSON (and one summary) go to $OUT; logs stay in $BUILD/logs.
+LOGS=$BUILD/logs
+mkdir -p "$LOGS"
+"$BUILD/benchmarks/fold-ladder" --log2=25 --json="$OUT/ladder-25.json" | tee "$LOGS/ladder-25.txt" || exit 1
+"$BUILD/benchmarks/fold-ladder" --log2=30 --json="$OUT/ladder-30.json" | tee "$LOGS/ladder-30.txt" || exit 1
 "$BUILD/benchmarks/fold-bench" ${BENCH_ARGS:---full} --benchmark_out="$OUT/fold-bench.json" --benchmark_out_format=json \
-  >"$OUT/fold-bench.txt" 2>"$OUT/fold-bench.err" || { tail -20 "$OUT/fold-bench.err"; exit 1; }
-grep -v "^$" "$OUT/fold-bench.err" | grep -v "^\.*$" | head -20
-head -1 "$OUT/fold-bench.txt"
+  >"$LOGS/fold-bench.txt" 2>"$LOGS/fold-bench.err" || { tail -20 "$LOGS/fold-bench.err"; exit 1; }
+grep -v "^$" "$LOGS/fold-bench.err" | grep -v "^\.*$" | head -20
+cp "$LOGS/fold-bench.txt" "$OUT/fold-bench.txt"
+head -1 "$LOGS/fold-bench.txt"
 awk 'NF == 11 && $7 ~ /^[0-9.]+$/ {total++; if ($7 > 1.03) slower++; if ($7 < 0.97) faster++}
-     END {printf "fold-bench: %d cases; fold faster than cub beyond 3%%: %d, slower beyond 3%%: %d\n", total, faster, slower}' "$OUT/fold-bench.txt"
+     END {printf "fold-bench: %d cases; fold faster than cub beyond 3%%: %d, slower beyond 3%%: %d\n", total, faster, slower}' "$LOGS/fold-bench.txt"

@@ -8,15 +8,17 @@ mkdir -p "$OUT"
 DEPS=$PWD/.deps/usr
 export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 BUILD=${BUILD:-build-gpu}
+LOGS=$BUILD/logs # only the test log and fold-bench's table go to $OUT
+mkdir -p "$LOGS"
 
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv | tee "$OUT/device.txt"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" >"$OUT/configure.log" 2>&1 \
-  || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build "$BUILD" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv | tee "$LOGS/device.txt"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" >"$LOGS/configure.log" 2>&1 \
+  || { tail -30 "$LOGS/configure.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" >"$LOGS/build.log" 2>&1 || { grep -E "error" "$LOGS/build.log" | head -40; exit 1; }
 
 ctest --test-dir "$BUILD" -V -j4 --timeout 900 >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
-"$BUILD/benchmarks/fold-bench" >"$OUT/bench.txt" 2>"$OUT/bench.err"
+"$BUILD/benchmarks/fold-bench" >"$OUT/bench.txt" 2>"$LOGS/bench.err"
 bench_rc=$?
 
 echo "== failures (if any)"

@@ -211,6 +211,12 @@ struct DispatchReduce
       const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
       const int waves        = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
       max_grid_size          = blocks_per_sm * sms * waves;
+      // At least one whole tile per block: more, smaller blocks only add block lifetimes and partials.
+      const OffsetT whole_tiles = num_items / static_cast<OffsetT>(shape.tile_items);
+      if (whole_tiles < static_cast<OffsetT>(max_grid_size))
+      {
+        max_grid_size = whole_tiles > 0 ? static_cast<int>(whole_tiles) : 1;
+      }
       if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
       {
         max_grid_size = forced.max_grid_size;
