@@ -4,7 +4,9 @@
   report.py table  fold-bench.json  > fold-bench.md     Markdown tables: fold/cub time ratio and fold's GB/s
   report.py plot   fold-bench.json    fold-bench.png    bandwidth vs size, fold, cub and the ceiling; a panel per type
   report.py ladder ladder-25.json ladder-30.json > docs/ladder.md
-  report.py all    <folder with the JSON>              all three, into benchmarks/results/ and docs/
+  report.py summary fold-bench.json [baseline.json]    geometric-mean fold/cub ratios by size, the cases slower
+                                                       than cub, % of peak at large sizes (docs/performance.md)
+  report.py all    <folder with the JSON>              table, plot and ladder, into benchmarks/results/ and docs/
 
 Numbers come only from the JSON; nothing here is edited by hand. Needs matplotlib for `plot` (Debian:
 python3-matplotlib).
@@ -28,7 +30,8 @@ def load_bench(path):
         if b.get("error_occurred"):
             continue
         op, type_, n, mode = b["name"].split("/")[:4]
-        rows.append(dict(op=op, type=type_, n=int(n), mode=mode, **{k: b[k] for k in b if k.endswith(("_us", "_frac", "GBps", "_over_cub", "_spread"))}))
+        rows.append(dict(op=op, type=type_, n=int(n), mode=mode,
+                         **{k: b[k] for k in b if k.endswith(("_us", "_frac", "GBps", "_over_cub", "_spread"))}))
     return data["context"], rows
 
 
@@ -188,6 +191,48 @@ def ladder(paths, out=sys.stdout):
           100 * run["bytes"] / run["steps"][-1]["seconds"] / 1e9 / run["ceiling_GBps"]))
 
 
+CORE_OPS = ("Sum", "Min", "ArgMax")
+CORE_TYPES = ("float", "int32", "double", "half", "int8")
+
+
+def summary(path, baseline=None, out=sys.stdout):
+    w = out.write
+    context, rows = load_bench(path)
+    core = [r for r in rows if r["op"] in CORE_OPS and r["type"] in CORE_TYPES]
+    base = {}
+    if baseline:
+        base = {(r["op"], r["type"], r["n"], r["mode"]): r for r in load_bench(baseline)[1]}
+    w("%s, commit %s, measured ceiling %.0f GB/s (%.1f%% of the datasheet peak)\n" % (
+        context["device"], context["commit"][:8], float(context["ceiling_GBps"]),
+        100 * float(context["ceiling_GBps"]) / float(context["peak_GBps"])))
+    geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))
+    w("geometric mean of fold/cub over %s x %s%s\n" % ("/".join(CORE_OPS), "/".join(CORE_TYPES),
+                                                        " (baseline -> this run)" if base else ""))
+    for n in sorted({r["n"] for r in core}):
+        line = "  %-5s" % size_label(n)
+        for mode in ("stream", "kernel"):
+            sel = [r for r in core if r["n"] == n and r["mode"] == mode]
+            now = geo([r["fold_over_cub"] for r in sel])
+            if base:
+                was = geo([base[(r["op"], r["type"], r["n"], r["mode"])]["fold_over_cub"] for r in sel])
+                line += "  %s %.3f -> %.3f" % (mode, was, now)
+            else:
+                line += "  %s %.3f" % (mode, now)
+        w(line + "\n")
+    slow = [r for r in core if r["fold_over_cub"] > 1.03]
+    w("cases slower than cub by more than 3%%: %d of %d\n" % (len(slow), len(core)))
+    w("back to back, cub/fold (min, median, max):\n")
+    for n in sorted({r["n"] for r in core}):
+        v = sorted(1 / r["fold_over_cub"] for r in core if r["n"] == n and r["mode"] == "stream")
+        w("  %-5s %.2f %.2f %.2f\n" % (size_label(n), v[0], v[len(v) // 2], v[-1]))
+    w("%% of the datasheet peak, back to back, fold (cub):\n")
+    for n in [x for x in sorted({r["n"] for r in core}) if x >= 1 << 26]:
+        for t in CORE_TYPES:
+            cells = ["%s %.1f (%.1f)" % (r["op"], 100 * r["fold_peak_frac"], 100 * r["cub_peak_frac"])
+                     for r in core if r["n"] == n and r["type"] == t and r["mode"] == "stream"]
+            w("  %-5s %-7s %s\n" % (size_label(n), t, ", ".join(cells)))
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -199,6 +244,8 @@ def main():
         plot(sys.argv[2], sys.argv[3])
     elif cmd == "ladder":
         ladder(sys.argv[2:])
+    elif cmd == "summary":
+        summary(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "all":
         src = sys.argv[2]
         results = os.path.join(HERE, "results")
@@ -209,6 +256,8 @@ def main():
         with open(os.path.join(results, "fold-bench.md"), "w") as f:
             table(os.path.join(results, "fold-bench.json"), f)
         plot(os.path.join(results, "fold-bench.json"), os.path.join(results, "fold-bench.png"))
+        with open(os.path.join(results, "summary.txt"), "w") as f:
+            summary(os.path.join(results, "fold-bench.json"), None, f)
         with open(os.path.join(HERE, "..", "docs", "ladder.md"), "w") as f:
             ladder([os.path.join(results, "ladder-25.json"), os.path.join(results, "ladder-30.json")], f)
     else:
