@@ -15,8 +15,9 @@
 //                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream
 //   fold-bench --verbose            Google Benchmark's own console output as well
 //   fold-bench --commit=<hash>      recorded in the JSON context (also from $FOLD_COMMIT)
-//   fold-bench --sweep              the tuning sweep behind the sm_90 policy: fold's time with pass 1's grid capped
-//                                   at k x 8 blocks x SMs (k = 1..8), next to cub's, kernel and stream timings
+//   fold-bench --sweep              the tuning sweep behind the sm_90 policy: fold's time with pass 1's grid at
+//                                   k waves (k = 1..4; never more blocks than whole tiles), and single-pass at one
+//                                   wave, next to cub's, kernel and stream timings
 //   plus any Google Benchmark flag, e.g. --benchmark_out=results.json --benchmark_out_format=json
 #include <fold/fold.cuh>
 
@@ -95,7 +96,7 @@ public:
     BENCH_CHECK(cudaMalloc(&out_, 2 * sizeof(T)));
     BENCH_CHECK(cudaMalloc(&index_, 2 * sizeof(std::int64_t)));
     std::size_t fold_bytes = 0, cub_bytes = 0;
-    fold::detail::dispatch_override = {fold::detail::ReducePath::two_pass, 0}; // the largest storage any path needs
+    fold::detail::dispatch_override = {fold::detail::ReducePath::two_pass, 0, 4}; // the most storage the sweep needs
     BENCH_CHECK(fold_call(nullptr, fold_bytes, 0, 0));
     fold::detail::dispatch_override = {};
     BENCH_CHECK(cub_call(nullptr, cub_bytes, 0, 0));
@@ -301,10 +302,10 @@ public:
 
 //! Fold's median time per call (kernel or stream timing) with pass 1's grid capped at `max_grid`.
 template <typename T, Op O>
-double fold_seconds(Case<T, O>& c, std::size_t n, Mode mode, int max_grid,
+double fold_seconds(Case<T, O>& c, std::size_t n, Mode mode, int waves,
                     fold::detail::ReducePath path = fold::detail::ReducePath::automatic)
 {
-  fold::detail::dispatch_override = {path, max_grid};
+  fold::detail::dispatch_override = {path, 0, waves};
   bench::EventTimer timer;
   const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
   const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
@@ -345,7 +346,7 @@ template <typename T, Op O>
 void sweep_one()
 {
   const int waves[] = {1, 2, 3, 4};
-  for (int log2 : {14, 17, 20, 22, 24, 26, 28, 30})
+  for (int log2 : {14, 17, 19, 20, 21, 22, 23, 24, 26, 28, 30})
   {
     const std::size_t n = std::size_t{1} << log2;
     if (n * sizeof(T) > facts.memory / 3) continue;
@@ -358,10 +359,9 @@ void sweep_one()
                   mode == Mode::kernel ? "kernel" : "stream", cub_seconds(c, n, mode) * 1e6);
       for (int w : waves)
       {
-        std::printf(" %dx %9.2f", w, fold_seconds(c, n, mode, w * 8 * facts.sms) * 1e6);
+        std::printf(" %dx %9.2f", w, fold_seconds(c, n, mode, w) * 1e6);
       }
-      std::printf(" | two-pass 1x %9.2f 3x %9.2f", fold_seconds(c, n, mode, 8 * facts.sms, fold::detail::ReducePath::two_pass) * 1e6,
-                  fold_seconds(c, n, mode, 3 * 8 * facts.sms, fold::detail::ReducePath::two_pass) * 1e6);
+      std::printf(" | single-pass 1x %9.2f", fold_seconds(c, n, mode, 1, fold::detail::ReducePath::single_pass) * 1e6);
       std::printf("\n");
       std::fflush(stdout);
     }
@@ -370,14 +370,14 @@ void sweep_one()
 
 void sweep()
 {
-  std::printf("grid sweep: fold's time (us) with pass 1's grid capped at k x 8 blocks x %d SMs, next to cub's\n", facts.sms);
+  std::printf("grid sweep: fold's time (us) with pass 1 at k waves (occupancy x %d SMs x k, at most one block per "
+              "whole tile), and forced single-pass at one wave, next to cub's\n", facts.sms);
   sweep_one<float, Op::sum>();
   sweep_one<std::int8_t, Op::sum>();
   sweep_one<__half, Op::sum>();
   sweep_one<double, Op::sum>();
   sweep_one<float, Op::argmax>();
   sweep_one<std::int8_t, Op::argmax>();
-  sweep_one<std::int8_t, Op::min>();
 }
 
 void print_table()

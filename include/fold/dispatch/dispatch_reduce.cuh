@@ -79,6 +79,7 @@ struct DispatchOverride
 {
   ReducePath path   = ReducePath::automatic;
   int max_grid_size = 0; //!< 0: no cap
+  int waves         = 0; //!< 0: the policy's
 };
 inline thread_local DispatchOverride dispatch_override{};
 
@@ -209,7 +210,9 @@ struct DispatchReduce
         return error;
       }
       const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-      const int waves        = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
+      const int waves        = forced.waves > 0                        ? forced.waves
+                               : input_mib < policy.one_wave_max_mib ? 1
+                                                                     : policy.oversubscription;
       max_grid_size          = blocks_per_sm * sms * waves;
       // At least one whole tile per block: more, smaller blocks only add block lifetimes and partials.
       const OffsetT whole_tiles = num_items / static_cast<OffsetT>(shape.tile_items);
