@@ -300,46 +300,41 @@ public:
   }
 };
 
-//! Fold's median time per call (kernel or stream timing) with pass 1's grid capped at `max_grid`.
+//! The median time per call of `call(slice)` (kernel or stream timing), rotating over `slices` inputs.
+template <typename CallT>
+double median_seconds(CallT&& call, int slices, std::size_t n, Mode mode)
+{
+  bench::EventTimer timer;
+  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
+  const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
+  std::vector<double> samples;
+  int slice = 0;
+  for (int r = 0; r < reps; ++r)
+  {
+    samples.push_back(timer.seconds([&] {
+                        for (int k = 0; k < calls; ++k) BENCH_CHECK(call((slice + k) % slices));
+                      })
+                      / calls);
+    slice = (slice + calls) % slices;
+  }
+  return bench::median(samples);
+}
+
+//! Fold's median time per call with pass 1 at `waves` waves (and `path`), through the dispatch's test hook.
 template <typename T, Op O>
 double fold_seconds(Case<T, O>& c, std::size_t n, Mode mode, int waves,
                     fold::detail::ReducePath path = fold::detail::ReducePath::automatic)
 {
   fold::detail::dispatch_override = {path, 0, waves};
-  bench::EventTimer timer;
-  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
-  const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
-  std::vector<double> samples;
-  int slice = 0;
-  for (int r = 0; r < reps; ++r)
-  {
-    samples.push_back(timer.seconds([&] {
-                        for (int k = 0; k < calls; ++k) BENCH_CHECK(c.fold((slice + k) % c.slices(), 0));
-                      })
-                      / calls);
-    slice = (slice + calls) % c.slices();
-  }
+  const double t = median_seconds([&](int slice) { return c.fold(slice, 0); }, c.slices(), n, mode);
   fold::detail::dispatch_override = {};
-  return bench::median(samples);
+  return t;
 }
 
 template <typename T, Op O>
 double cub_seconds(Case<T, O>& c, std::size_t n, Mode mode)
 {
-  bench::EventTimer timer;
-  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
-  const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
-  std::vector<double> samples;
-  int slice = 0;
-  for (int r = 0; r < reps; ++r)
-  {
-    samples.push_back(timer.seconds([&] {
-                        for (int k = 0; k < calls; ++k) BENCH_CHECK(c.cub((slice + k) % c.slices(), 0));
-                      })
-                      / calls);
-    slice = (slice + calls) % c.slices();
-  }
-  return bench::median(samples);
+  return median_seconds([&](int slice) { return c.cub(slice, 0); }, c.slices(), n, mode);
 }
 
 template <typename T, Op O>
