@@ -33,11 +33,11 @@ inline void check(cudaError_t status, const char* what, int line)
 struct DeviceFacts
 {
   std::string name;
-  int sms               = 0;
-  std::size_t l2_bytes  = 0;
-  std::size_t memory    = 0;
-  double peak_gbps      = 0; //!< datasheet: 2 x memory clock x bus width
-  double ceiling_gbps   = 0; //!< measured by `measure_read_ceiling`
+  int sms              = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t memory   = 0;
+  double peak_gbps     = 0; //!< datasheet: 2 x memory clock x bus width
+  double ceiling_gbps  = 0; //!< measured by `measure_read_ceiling`
 };
 
 //! Exits with a clear message when there is no CUDA device.
@@ -139,7 +139,8 @@ __host__ __device__ T random_item(std::uint64_t seed, std::uint64_t i)
 template <typename T>
 __global__ void fill_random(T* data, std::size_t n, std::uint64_t seed)
 {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
   {
     data[i] = random_item<T>(seed, i);
   }
@@ -166,9 +167,11 @@ __global__ void stream_read(const int4* data, std::size_t n, int* sink)
   {
     int4 v[Unroll];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) v[u] = data[i + u * stride];
+    for (int u = 0; u < Unroll; ++u)
+      v[u] = data[i + u * stride];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    for (int u = 0; u < Unroll; ++u)
+      acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
   for (; i < n; i += stride)
   {
@@ -185,7 +188,7 @@ __global__ void stream_read(const int4* data, std::size_t n, int* sink)
 //! median of 11 runs: the "measured ceiling" the benchmarks compare against.
 inline double measure_read_ceiling(const DeviceFacts& facts, std::size_t bytes = std::size_t{4} << 30)
 {
-  bytes = std::min(bytes, facts.memory / 4);
+  bytes      = std::min(bytes, facts.memory / 4);
   int4* data = nullptr;
   int* sink  = nullptr;
   BENCH_CHECK(cudaMalloc(&data, bytes));
@@ -202,11 +205,15 @@ inline double measure_read_ceiling(const DeviceFacts& facts, std::size_t bytes =
         std::vector<double> samples;
         for (int r = 0; r < 11; ++r)
         {
-          samples.push_back(timer.seconds([&] {
-            const unsigned grid = static_cast<unsigned>(facts.sms * blocks_per_sm);
-            if (unroll == 1) stream_read<1><<<grid, threads>>>(data, bytes / sizeof(int4), sink);
-            else stream_read<4><<<grid, threads>>>(data, bytes / sizeof(int4), sink);
-          }));
+          samples.push_back(timer.seconds(
+              [&]
+              {
+                const unsigned grid = static_cast<unsigned>(facts.sms * blocks_per_sm);
+                if (unroll == 1)
+                  stream_read<1><<<grid, threads>>>(data, bytes / sizeof(int4), sink);
+                else
+                  stream_read<4><<<grid, threads>>>(data, bytes / sizeof(int4), sink);
+              }));
         }
         best = std::max(best, bytes / median(samples) / 1e9);
       }
@@ -222,14 +229,22 @@ inline double measure_read_ceiling(const DeviceFacts& facts, std::size_t bytes =
 template <typename T>
 const char* type_name()
 {
-  if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else if constexpr (std::is_same_v<T, double>) return "double";
-  else if constexpr (std::is_same_v<T, __half>) return "half";
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
-  else return "?";
+  if constexpr (std::is_same_v<T, std::int8_t>)
+    return "int8";
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return "int32";
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return "int64";
+  else if constexpr (std::is_same_v<T, float>)
+    return "float";
+  else if constexpr (std::is_same_v<T, double>)
+    return "double";
+  else if constexpr (std::is_same_v<T, __half>)
+    return "half";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return "bfloat16";
+  else
+    return "?";
 }
 
 } // namespace bench

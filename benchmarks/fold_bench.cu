@@ -47,10 +47,14 @@ const char* op_name(Op op)
 {
   switch (op)
   {
-    case Op::sum: return "Sum";
-    case Op::min: return "Min";
-    case Op::argmax: return "ArgMax";
-    default: return "Custom";
+  case Op::sum:
+    return "Sum";
+  case Op::min:
+    return "Min";
+  case Op::argmax:
+    return "ArgMax";
+  default:
+    return "Custom";
   }
 }
 
@@ -156,41 +160,56 @@ private:
   cudaError_t fold_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream)
   {
     const T* in = input(slice);
-    if constexpr (O == Op::sum) return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream);
-    else if constexpr (O == Op::min) return fold::DeviceReduce::Min(temp, bytes, in, out_, n_, stream);
-    else if constexpr (O == Op::argmax) return fold::DeviceReduce::ArgMax(temp, bytes, in, out_, index_, n_, stream);
-    else return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream);
+    if constexpr (O == Op::sum)
+      return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream);
+    else if constexpr (O == Op::min)
+      return fold::DeviceReduce::Min(temp, bytes, in, out_, n_, stream);
+    else if constexpr (O == Op::argmax)
+      return fold::DeviceReduce::ArgMax(temp, bytes, in, out_, index_, n_, stream);
+    else
+      return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream);
   }
 
   cudaError_t cub_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream)
   {
-    const T* in = input(slice);
+    const T* in  = input(slice);
     const auto n = static_cast<std::int64_t>(n_);
-    if constexpr (O == Op::sum) return cub::DeviceReduce::Sum(temp, bytes, in, out_ + 1, n, stream);
-    else if constexpr (O == Op::min) return cub::DeviceReduce::Min(temp, bytes, in, out_ + 1, n, stream);
-    else if constexpr (O == Op::argmax) return cub::DeviceReduce::ArgMax(temp, bytes, in, out_ + 1, index_ + 1, n, stream);
-    else return cub::DeviceReduce::Reduce(temp, bytes, in, out_ + 1, n, CustomSum{}, T{}, stream);
+    if constexpr (O == Op::sum)
+      return cub::DeviceReduce::Sum(temp, bytes, in, out_ + 1, n, stream);
+    else if constexpr (O == Op::min)
+      return cub::DeviceReduce::Min(temp, bytes, in, out_ + 1, n, stream);
+    else if constexpr (O == Op::argmax)
+      return cub::DeviceReduce::ArgMax(temp, bytes, in, out_ + 1, index_ + 1, n, stream);
+    else
+      return cub::DeviceReduce::Reduce(temp, bytes, in, out_ + 1, n, CustomSum{}, T{}, stream);
   }
 
   std::size_t n_, stride_;
   int slices_;
-  T* pool_              = nullptr;
-  T* out_               = nullptr;
-  std::int64_t* index_  = nullptr;
-  void* fold_temp_      = nullptr;
-  void* cub_temp_       = nullptr;
+  T* pool_                = nullptr;
+  T* out_                 = nullptr;
+  std::int64_t* index_    = nullptr;
+  void* fold_temp_        = nullptr;
+  void* cub_temp_         = nullptr;
   std::size_t fold_bytes_ = 0, cub_bytes_ = 0;
 };
 
-int kernel_iterations(std::size_t n) { return n <= (1u << 20) ? 300 : n <= (1u << 24) ? 100 : n <= (1u << 28) ? 30 : 10; }
-int calls_per_stream_sample(std::size_t n) { return n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3; }
+int kernel_iterations(std::size_t n)
+{
+  return n <= (1u << 20) ? 300 : n <= (1u << 24) ? 100 : n <= (1u << 28) ? 30 : 10;
+}
+int calls_per_stream_sample(std::size_t n)
+{
+  return n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3;
+}
 
 template <typename T, Op O>
 void run_case(benchmark::State& state, std::size_t n, Mode mode)
 {
   const std::size_t bytes  = n * sizeof(T);
   const std::size_t target = 4 * facts.l2_bytes;
-  const int slices         = static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
+  const int slices =
+      static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
   Case<T, O> c(n, slices);
   if (!c.agree())
   {
@@ -200,17 +219,20 @@ void run_case(benchmark::State& state, std::size_t n, Mode mode)
   bench::EventTimer timer;
   const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
   std::vector<double> fold_s, cub_s, cub_again_s;
-  int slice = 0;
+  int slice          = 0;
   cudaError_t status = cudaSuccess;
-  auto time = [&](auto&& call) {
-    return timer.seconds([&] {
-             for (int k = 0; k < calls; ++k)
-             {
-               const cudaError_t s = call((slice + k) % c.slices());
-               status              = status == cudaSuccess ? s : status;
-             }
-           })
-         / calls;
+  auto time          = [&](auto&& call)
+  {
+    return timer.seconds(
+               [&]
+               {
+                 for (int k = 0; k < calls; ++k)
+                 {
+                   const cudaError_t s = call((slice + k) % c.slices());
+                   status              = status == cudaSuccess ? s : status;
+                 }
+               }) /
+           calls;
   };
   for (auto _ : state)
   {
@@ -228,21 +250,27 @@ void run_case(benchmark::State& state, std::size_t n, Mode mode)
   }
   const double fold_t = bench::median(fold_s), cub_t = bench::median(cub_s), cub_again_t = bench::median(cub_again_s);
   const double fold_gbps = bytes / fold_t / 1e9, cub_gbps = bytes / cub_t / 1e9;
-  state.counters["n"]                = static_cast<double>(n);
-  state.counters["bytes"]            = static_cast<double>(bytes);
-  state.counters["fold_us"]          = fold_t * 1e6;
-  state.counters["cub_us"]           = cub_t * 1e6;
-  state.counters["cub_again_us"]     = cub_again_t * 1e6;
-  state.counters["fold_over_cub"]    = fold_t / cub_t;
-  state.counters["cub_spread"]       = cub_again_t / cub_t;
-  state.counters["fold_GBps"]        = fold_gbps;
-  state.counters["cub_GBps"]         = cub_gbps;
-  state.counters["fold_peak_frac"]   = fold_gbps / facts.peak_gbps;
-  state.counters["cub_peak_frac"]    = cub_gbps / facts.peak_gbps;
+  state.counters["n"]                 = static_cast<double>(n);
+  state.counters["bytes"]             = static_cast<double>(bytes);
+  state.counters["fold_us"]           = fold_t * 1e6;
+  state.counters["cub_us"]            = cub_t * 1e6;
+  state.counters["cub_again_us"]      = cub_again_t * 1e6;
+  state.counters["fold_over_cub"]     = fold_t / cub_t;
+  state.counters["cub_spread"]        = cub_again_t / cub_t;
+  state.counters["fold_GBps"]         = fold_gbps;
+  state.counters["cub_GBps"]          = cub_gbps;
+  state.counters["fold_peak_frac"]    = fold_gbps / facts.peak_gbps;
+  state.counters["cub_peak_frac"]     = cub_gbps / facts.peak_gbps;
   state.counters["fold_ceiling_frac"] = fold_gbps / facts.ceiling_gbps;
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
-  results.push_back({op_name(O), bench::type_name<T>(), mode == Mode::kernel ? "kernel" : "stream", n,
-                     fold_t * 1e6, cub_t * 1e6, cub_again_t * 1e6, static_cast<double>(bytes)});
+  results.push_back({op_name(O),
+                     bench::type_name<T>(),
+                     mode == Mode::kernel ? "kernel" : "stream",
+                     n,
+                     fold_t * 1e6,
+                     cub_t * 1e6,
+                     cub_again_t * 1e6,
+                     static_cast<double>(bytes)});
 }
 
 template <typename T, Op O>
@@ -253,9 +281,10 @@ void register_case(std::size_t n, Mode mode)
   {
     return;
   }
-  const std::string name = std::string(op_name(O)) + "/" + bench::type_name<T>() + "/" + std::to_string(n) + "/"
-                         + (mode == Mode::kernel ? "kernel" : "stream");
-  auto* b = benchmark::RegisterBenchmark(name.c_str(), [n, mode](benchmark::State& state) { run_case<T, O>(state, n, mode); });
+  const std::string name = std::string(op_name(O)) + "/" + bench::type_name<T>() + "/" + std::to_string(n) + "/" +
+                           (mode == Mode::kernel ? "kernel" : "stream");
+  auto* b = benchmark::RegisterBenchmark(name.c_str(),
+                                         [n, mode](benchmark::State& state) { run_case<T, O>(state, n, mode); });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
   b->Iterations(mode == Mode::kernel ? kernel_iterations(n) : 15);
 }
@@ -271,10 +300,18 @@ void register_type(const std::vector<Op>& ops, const std::vector<std::size_t>& s
       {
         switch (op)
         {
-          case Op::sum: register_case<T, Op::sum>(n, mode); break;
-          case Op::min: register_case<T, Op::min>(n, mode); break;
-          case Op::argmax: register_case<T, Op::argmax>(n, mode); break;
-          case Op::custom: register_case<T, Op::custom>(n, mode); break;
+        case Op::sum:
+          register_case<T, Op::sum>(n, mode);
+          break;
+        case Op::min:
+          register_case<T, Op::min>(n, mode);
+          break;
+        case Op::argmax:
+          register_case<T, Op::argmax>(n, mode);
+          break;
+        case Op::custom:
+          register_case<T, Op::custom>(n, mode);
+          break;
         }
       }
     }
@@ -311,10 +348,13 @@ double median_seconds(CallT&& call, int slices, std::size_t n, Mode mode)
   int slice = 0;
   for (int r = 0; r < reps; ++r)
   {
-    samples.push_back(timer.seconds([&] {
-                        for (int k = 0; k < calls; ++k) BENCH_CHECK(call((slice + k) % slices));
-                      })
-                      / calls);
+    samples.push_back(timer.seconds(
+                          [&]
+                          {
+                            for (int k = 0; k < calls; ++k)
+                              BENCH_CHECK(call((slice + k) % slices));
+                          }) /
+                      calls);
     slice = (slice + calls) % slices;
   }
   return bench::median(samples);
@@ -322,11 +362,14 @@ double median_seconds(CallT&& call, int slices, std::size_t n, Mode mode)
 
 //! Fold's median time per call with pass 1 at `waves` waves (and `path`), through the dispatch's test hook.
 template <typename T, Op O>
-double fold_seconds(Case<T, O>& c, std::size_t n, Mode mode, int waves,
+double fold_seconds(Case<T, O>& c,
+                    std::size_t n,
+                    Mode mode,
+                    int waves,
                     fold::detail::ReducePath path = fold::detail::ReducePath::automatic)
 {
   fold::detail::dispatch_override = {path, 0, waves};
-  const double t = median_seconds([&](int slice) { return c.fold(slice, 0); }, c.slices(), n, mode);
+  const double t                  = median_seconds([&](int slice) { return c.fold(slice, 0); }, c.slices(), n, mode);
   fold::detail::dispatch_override = {};
   return t;
 }
@@ -344,14 +387,20 @@ void sweep_one()
   for (int log2 : {14, 17, 19, 20, 21, 22, 23, 24, 26, 28, 30})
   {
     const std::size_t n = std::size_t{1} << log2;
-    if (n * sizeof(T) > facts.memory / 3) continue;
+    if (n * sizeof(T) > facts.memory / 3)
+      continue;
     const std::size_t bytes = n * sizeof(T);
-    const int slices = static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (4 * facts.l2_bytes + bytes - 1) / bytes)));
+    const int slices =
+        static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (4 * facts.l2_bytes + bytes - 1) / bytes)));
     Case<T, O> c(n, slices);
     for (Mode mode : {Mode::kernel, Mode::stream})
     {
-      std::printf("%-7s %-9s 2^%-3d %-7s cub %9.2f us |", op_name(O), bench::type_name<T>(), log2,
-                  mode == Mode::kernel ? "kernel" : "stream", cub_seconds(c, n, mode) * 1e6);
+      std::printf("%-7s %-9s 2^%-3d %-7s cub %9.2f us |",
+                  op_name(O),
+                  bench::type_name<T>(),
+                  log2,
+                  mode == Mode::kernel ? "kernel" : "stream",
+                  cub_seconds(c, n, mode) * 1e6);
       for (int w : waves)
       {
         std::printf(" %dx %9.2f", w, fold_seconds(c, n, mode, w) * 1e6);
@@ -366,7 +415,8 @@ void sweep_one()
 void sweep()
 {
   std::printf("grid sweep: fold's time (us) with pass 1 at k waves (occupancy x %d SMs x k, at most one block per "
-              "whole tile), and forced single-pass at one wave, next to cub's\n", facts.sms);
+              "whole tile), and forced single-pass at one wave, next to cub's\n",
+              facts.sms);
   sweep_one<float, Op::sum>();
   sweep_one<std::int8_t, Op::sum>();
   sweep_one<__half, Op::sum>();
@@ -377,14 +427,33 @@ void sweep()
 
 void print_table()
 {
-  std::printf("\n%-7s %-9s %12s %-7s %11s %11s %9s %10s %9s %9s %9s\n", "op", "type", "items", "mode", "fold us",
-              "cub us", "fold/cub", "cub spread", "fold GB/s", "% peak", "% ceil");
+  std::printf("\n%-7s %-9s %12s %-7s %11s %11s %9s %10s %9s %9s %9s\n",
+              "op",
+              "type",
+              "items",
+              "mode",
+              "fold us",
+              "cub us",
+              "fold/cub",
+              "cub spread",
+              "fold GB/s",
+              "% peak",
+              "% ceil");
   for (const Result& r : results)
   {
     const double gbps = r.bytes / (r.fold_us * 1e-6) / 1e9;
-    std::printf("%-7s %-9s %12zu %-7s %11.2f %11.2f %9.3f %10.3f %9.0f %9.1f %9.1f\n", r.op.c_str(), r.type.c_str(), r.n,
-                r.mode.c_str(), r.fold_us, r.cub_us, r.fold_us / r.cub_us, r.cub_again_us / r.cub_us, gbps,
-                100 * gbps / facts.peak_gbps, 100 * gbps / facts.ceiling_gbps);
+    std::printf("%-7s %-9s %12zu %-7s %11.2f %11.2f %9.3f %10.3f %9.0f %9.1f %9.1f\n",
+                r.op.c_str(),
+                r.type.c_str(),
+                r.n,
+                r.mode.c_str(),
+                r.fold_us,
+                r.cub_us,
+                r.fold_us / r.cub_us,
+                r.cub_again_us / r.cub_us,
+                gbps,
+                100 * gbps / facts.peak_gbps,
+                100 * gbps / facts.ceiling_gbps);
   }
 }
 } // namespace
@@ -396,16 +465,21 @@ int main(int argc, char** argv)
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i)
   {
-    if (std::strcmp(argv[i], "--full") == 0) full = true;
-    else if (std::strcmp(argv[i], "--verbose") == 0) verbose = true;
-    else if (std::strcmp(argv[i], "--sweep") == 0) run_sweep = true;
-    else if (std::strncmp(argv[i], "--commit=", 9) == 0) commit = argv[i] + 9;
+    if (std::strcmp(argv[i], "--full") == 0)
+      full = true;
+    else if (std::strcmp(argv[i], "--verbose") == 0)
+      verbose = true;
+    else if (std::strcmp(argv[i], "--sweep") == 0)
+      run_sweep = true;
+    else if (std::strncmp(argv[i], "--commit=", 9) == 0)
+      commit = argv[i] + 9;
     else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
     {
       std::printf("usage: fold-bench [--full | --sweep] [--verbose] [--commit=<hash>] [Google Benchmark flags]\n");
       return 0;
     }
-    else rest.push_back(argv[i]);
+    else
+      rest.push_back(argv[i]);
   }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
@@ -422,8 +496,13 @@ int main(int argc, char** argv)
   benchmark::AddCustomContext("ceiling_GBps", std::to_string(facts.ceiling_gbps));
   benchmark::AddCustomContext("commit", commit);
   benchmark::AddCustomContext("matrix", full ? "full" : "default");
-  std::printf("device: %s, %d SMs, L2 %zu MB; peak %.0f GB/s (memory clock x bus width), measured read ceiling %.0f GB/s\n",
-              facts.name.c_str(), facts.sms, facts.l2_bytes >> 20, facts.peak_gbps, facts.ceiling_gbps);
+  std::printf(
+      "device: %s, %d SMs, L2 %zu MB; peak %.0f GB/s (memory clock x bus width), measured read ceiling %.0f GB/s\n",
+      facts.name.c_str(),
+      facts.sms,
+      facts.l2_bytes >> 20,
+      facts.peak_gbps,
+      facts.ceiling_gbps);
 
   if (run_sweep)
   {

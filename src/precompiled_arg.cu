@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "precompiled_instantiate.cuh"
 
-#define FOLD_INSTANTIATE_ARG(T)                                                                              \
-  template cudaError_t fold::precompiled::DeviceReduce::ArgMin<T>(                                           \
-    void*, std::size_t&, const T*, T*, std::int64_t*, std::int64_t, cudaStream_t);                           \
-  template cudaError_t fold::precompiled::DeviceReduce::ArgMax<T>(                                           \
-    void*, std::size_t&, const T*, T*, std::int64_t*, std::int64_t, cudaStream_t);
+#define FOLD_INSTANTIATE_ARG(T)                                                                                        \
+  template cudaError_t fold::precompiled::DeviceReduce::ArgMin<T>(                                                     \
+      void*, std::size_t&, const T*, T*, std::int64_t*, std::int64_t, cudaStream_t);                                   \
+  template cudaError_t fold::precompiled::DeviceReduce::ArgMax<T>(                                                     \
+      void*, std::size_t&, const T*, T*, std::int64_t*, std::int64_t, cudaStream_t);
 
 FOLD_INSTANTIATE_FOR_TYPES(FOLD_INSTANTIATE_ARG)

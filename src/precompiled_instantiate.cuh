@@ -13,22 +13,34 @@ namespace fold::precompiled
 {
 
 template <typename T>
-cudaError_t DeviceReduce::Sum(
-  void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out, std::int64_t num_items, cudaStream_t stream)
+cudaError_t DeviceReduce::Sum(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              const T* d_in,
+                              T* d_out,
+                              std::int64_t num_items,
+                              cudaStream_t stream)
 {
   return fold::DeviceReduce::Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
 }
 
 template <typename T>
-cudaError_t DeviceReduce::Min(
-  void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out, std::int64_t num_items, cudaStream_t stream)
+cudaError_t DeviceReduce::Min(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              const T* d_in,
+                              T* d_out,
+                              std::int64_t num_items,
+                              cudaStream_t stream)
 {
   return fold::DeviceReduce::Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
 }
 
 template <typename T>
-cudaError_t DeviceReduce::Max(
-  void* d_temp_storage, std::size_t& temp_storage_bytes, const T* d_in, T* d_out, std::int64_t num_items, cudaStream_t stream)
+cudaError_t DeviceReduce::Max(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              const T* d_in,
+                              T* d_out,
+                              std::int64_t num_items,
+                              cudaStream_t stream)
 {
   return fold::DeviceReduce::Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
 }
@@ -42,7 +54,8 @@ cudaError_t DeviceReduce::ArgMin(void* d_temp_storage,
                                  std::int64_t num_items,
                                  cudaStream_t stream)
 {
-  return fold::DeviceReduce::ArgMin(d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream);
+  return fold::DeviceReduce::ArgMin(
+      d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream);
 }
 
 template <typename T>
@@ -54,18 +67,19 @@ cudaError_t DeviceReduce::ArgMax(void* d_temp_storage,
                                  std::int64_t num_items,
                                  cudaStream_t stream)
 {
-  return fold::DeviceReduce::ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream);
+  return fold::DeviceReduce::ArgMax(
+      d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream);
 }
 
 } // namespace fold::precompiled
 
 // Applies INSTANTIATE(T) to every type <fold/precompiled.h> promises.
-#define FOLD_INSTANTIATE_FOR_TYPES(INSTANTIATE) \
-  INSTANTIATE(std::int32_t)                     \
-  INSTANTIATE(std::uint32_t)                    \
-  INSTANTIATE(std::int64_t)                     \
-  INSTANTIATE(std::uint64_t)                    \
-  INSTANTIATE(float)                            \
-  INSTANTIATE(double)                           \
-  INSTANTIATE(__half)                           \
+#define FOLD_INSTANTIATE_FOR_TYPES(INSTANTIATE)                                                                        \
+  INSTANTIATE(std::int32_t)                                                                                            \
+  INSTANTIATE(std::uint32_t)                                                                                           \
+  INSTANTIATE(std::int64_t)                                                                                            \
+  INSTANTIATE(std::uint64_t)                                                                                           \
+  INSTANTIATE(float)                                                                                                   \
+  INSTANTIATE(double)                                                                                                  \
+  INSTANTIATE(__half)                                                                                                  \
   INSTANTIATE(__nv_bfloat16)

@@ -21,7 +21,11 @@ int main(int argc, char** argv)
   cudaDeviceProp properties{};
   if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&properties, device) == cudaSuccess)
   {
-    std::printf("device %d: %s, sm_%d%d, %d SMs\n", device, properties.name, properties.major, properties.minor,
+    std::printf("device %d: %s, sm_%d%d, %d SMs\n",
+                device,
+                properties.name,
+                properties.major,
+                properties.minor,
                 properties.multiProcessorCount);
   }
 #endif

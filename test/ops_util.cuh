@@ -34,10 +34,12 @@ struct BoxedMat2
   BoxedMat2() = default;
   __host__ __device__ BoxedMat2(const Mat2& x)
       : m(x)
-  {}
+  {
+  }
   __host__ __device__ BoxedMat2(const BoxedMat2& other)
       : m(other.m)
-  {}
+  {
+  }
   __host__ __device__ BoxedMat2& operator=(const BoxedMat2& other)
   {
     m = other.m;
@@ -46,8 +48,14 @@ struct BoxedMat2
 };
 static_assert(!fold::is_shuffleable_v<BoxedMat2>);
 
-inline const Mat2& as_matrix(const Mat2& m) { return m; }
-inline const Mat2& as_matrix(const BoxedMat2& m) { return m.m; }
+inline const Mat2& as_matrix(const Mat2& m)
+{
+  return m;
+}
+inline const Mat2& as_matrix(const BoxedMat2& m)
+{
+  return m.m;
+}
 static_assert(fold::is_shuffleable_v<Mat2>);
 
 struct MatMul

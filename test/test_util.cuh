@@ -19,26 +19,26 @@
 #include <vector>
 
 // REQUIRE that a CUDA call succeeded, naming the call and its error when it did not.
-#define CUDA_REQUIRE(expr)                                                      \
-  do                                                                            \
-  {                                                                             \
-    const cudaError_t fold_test_status_ = (expr);                               \
-    INFO(#expr << " -> " << cudaGetErrorName(fold_test_status_));               \
-    REQUIRE(fold_test_status_ == cudaSuccess);                                  \
+#define CUDA_REQUIRE(expr)                                                                                             \
+  do                                                                                                                   \
+  {                                                                                                                    \
+    const cudaError_t fold_test_status_ = (expr);                                                                      \
+    INFO(#expr << " -> " << cudaGetErrorName(fold_test_status_));                                                      \
+    REQUIRE(fold_test_status_ == cudaSuccess);                                                                         \
   } while (0)
 
 namespace fold_test
 {
 
-using Floats       = std::tuple<float, double, __half, __nv_bfloat16>;
-using Integers     = std::tuple<std::int8_t,
-                                std::uint8_t,
-                                std::int16_t,
-                                std::uint16_t,
-                                std::int32_t,
-                                std::uint32_t,
-                                std::int64_t,
-                                std::uint64_t>;
+using Floats   = std::tuple<float, double, __half, __nv_bfloat16>;
+using Integers = std::tuple<std::int8_t,
+                            std::uint8_t,
+                            std::int16_t,
+                            std::uint16_t,
+                            std::int32_t,
+                            std::uint32_t,
+                            std::int64_t,
+                            std::uint64_t>;
 //! Every type the device tests cover.
 using AllTypes = decltype(std::tuple_cat(std::declval<Integers>(), std::declval<Floats>()));
 
@@ -153,8 +153,8 @@ bool same_bits(const T& a, const T& b)
 enum class Values
 {
   full_range, //!< integers: any value of the type; floats: uniform in [-1, 1)
-  small, //!< integers 1..4 in every type: sums of up to 2^22 of them are exact even in float
-  few, //!< 16 distinct values, so ties are everywhere (for arg-reductions)
+  small,      //!< integers 1..4 in every type: sums of up to 2^22 of them are exact even in float
+  few,        //!< 16 distinct values, so ties are everywhere (for arg-reductions)
 };
 
 //! `n` seeded random items of `T`; never all zeros.
@@ -167,19 +167,23 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed, Values kind)
   {
     switch (kind)
     {
-      case Values::small: v = from_double<T>(static_cast<double>(random.between(1, 4))); break;
-      case Values::few: v = from_double<T>(static_cast<double>(random.between(1, 16))); break;
-      case Values::full_range:
-        if constexpr (fold::is_floating_v<T>)
-        {
-          v = from_double<T>(2.0 * random.uniform() - 1.0);
-        }
-        else
-        {
-          const std::uint64_t bits = random.next();
-          std::memcpy(&v, &bits, sizeof(T));
-        }
-        break;
+    case Values::small:
+      v = from_double<T>(static_cast<double>(random.between(1, 4)));
+      break;
+    case Values::few:
+      v = from_double<T>(static_cast<double>(random.between(1, 16)));
+      break;
+    case Values::full_range:
+      if constexpr (fold::is_floating_v<T>)
+      {
+        v = from_double<T>(2.0 * random.uniform() - 1.0);
+      }
+      else
+      {
+        const std::uint64_t bits = random.next();
+        std::memcpy(&v, &bits, sizeof(T));
+      }
+      break;
     }
   }
   return values;

@@ -63,7 +63,7 @@ void check_pointer_input(OffsetT misalignment)
       const OffsetT begin = first_tile * tile, end = begin + length;
       d_out.poison();
       agent_kernel<BlockThreads, ItemsPerThread, VectorItems>
-        <<<1, BlockThreads>>>(static_cast<const T*>(d_in.get() + misalignment), d_out.get(), begin, end);
+          <<<1, BlockThreads>>>(static_cast<const T*>(d_in.get() + misalignment), d_out.get(), begin, end);
       CUDA_REQUIRE(cudaGetLastError());
       CUDA_REQUIRE(cudaDeviceSynchronize());
       REQUIRE(d_out.front() == expected_sum(values, misalignment, begin, end));
@@ -102,7 +102,8 @@ TEST_CASE("AgentReduce reads iterators", "[agent]")
   {
     INFO("length " << length);
     d_out.poison();
-    agent_kernel<threads, items, 1><<<1, threads>>>(thrust::counting_iterator<std::uint64_t>(0), d_out.get(), base, base + length);
+    agent_kernel<threads, items, 1>
+        <<<1, threads>>>(thrust::counting_iterator<std::uint64_t>(0), d_out.get(), base, base + length);
     CUDA_REQUIRE(cudaGetLastError());
     CUDA_REQUIRE(cudaDeviceSynchronize());
     std::uint32_t expected = 0;

@@ -33,8 +33,14 @@ __global__ void block_reduce_kernel(const T* in, T* out, int num_valid, Reductio
 
 std::vector<int> valid_counts(int block_threads)
 {
-  return {1, 2, 31, 32, 33, block_threads / 2 + 3 > block_threads ? block_threads : block_threads / 2 + 3,
-          block_threads - 1, block_threads};
+  return {1,
+          2,
+          31,
+          32,
+          33,
+          block_threads / 2 + 3 > block_threads ? block_threads : block_threads / 2 + 3,
+          block_threads - 1,
+          block_threads};
 }
 
 constexpr int blocks = 3;
@@ -55,7 +61,8 @@ void check_order()
     fold_test::DeviceBuffer<T> d_in(input);
     fold_test::DeviceBuffer<T> d_out(2 * blocks);
     d_out.poison();
-    block_reduce_kernel<T, BlockThreads, A><<<blocks, BlockThreads>>>(d_in.get(), d_out.get(), num_valid, fold_test::MatMul{});
+    block_reduce_kernel<T, BlockThreads, A>
+        <<<blocks, BlockThreads>>>(d_in.get(), d_out.get(), num_valid, fold_test::MatMul{});
     CUDA_REQUIRE(cudaGetLastError());
     CUDA_REQUIRE(cudaDeviceSynchronize());
     const auto out = d_out.to_host();

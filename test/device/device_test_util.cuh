@@ -75,9 +75,9 @@ SumReference sum_reference(const std::vector<T>& values)
 template <typename AccumT, typename OutputT, typename InputT>
 double sum_error_bound(std::size_t n, const SumReference& reference)
 {
-  const auto shape    = fold::reduce_tile_shape<const InputT*, AccumT>(current_ptx_version());
-  const double depth  = shape.items_per_thread + static_cast<double>(n) / (sm_count() * shape.block_threads)
-                     + 2 * std::log2(static_cast<double>(n) + 2) + 64;
+  const auto shape   = fold::reduce_tile_shape<const InputT*, AccumT>(current_ptx_version());
+  const double depth = shape.items_per_thread + static_cast<double>(n) / (sm_count() * shape.block_threads) +
+                       2 * std::log2(static_cast<double>(n) + 2) + 64;
   double bound = depth * unit_roundoff<AccumT>() * reference.magnitude;
   if constexpr (!std::is_same_v<AccumT, OutputT>)
   {

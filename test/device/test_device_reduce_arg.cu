@@ -34,10 +34,12 @@ ArgResult<T> fold_arg(const T* d_in, std::size_t n)
   fold_test::DeviceBuffer<std::int64_t> d_index(1);
   d_value.poison();
   d_index.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return O == Op::arg_min ? fold::DeviceReduce::ArgMin(temp, bytes, d_in, d_value.get(), d_index.get(), n)
-                            : fold::DeviceReduce::ArgMax(temp, bytes, d_in, d_value.get(), d_index.get(), n);
-  });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return O == Op::arg_min ? fold::DeviceReduce::ArgMin(temp, bytes, d_in, d_value.get(), d_index.get(), n)
+                                : fold::DeviceReduce::ArgMax(temp, bytes, d_in, d_value.get(), d_index.get(), n);
+      });
   return {d_value.front(), d_index.front()};
 }
 
@@ -46,11 +48,13 @@ ArgResult<T> cub_arg(const T* d_in, std::size_t n)
 {
   fold_test::DeviceBuffer<T> d_value(1);
   fold_test::DeviceBuffer<std::int64_t> d_index(1);
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    const auto count = static_cast<std::int64_t>(n);
-    return O == Op::arg_min ? cub::DeviceReduce::ArgMin(temp, bytes, d_in, d_value.get(), d_index.get(), count)
-                            : cub::DeviceReduce::ArgMax(temp, bytes, d_in, d_value.get(), d_index.get(), count);
-  });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        const auto count = static_cast<std::int64_t>(n);
+        return O == Op::arg_min ? cub::DeviceReduce::ArgMin(temp, bytes, d_in, d_value.get(), d_index.get(), count)
+                                : cub::DeviceReduce::ArgMax(temp, bytes, d_in, d_value.get(), d_index.get(), count);
+      });
   return {d_value.front(), d_index.front()};
 }
 
@@ -71,7 +75,8 @@ ArgResult<T> host_arg(const std::vector<T>& values)
 template <Op O, typename T>
 void check_arg()
 {
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T, fold::KeyValuePair<std::int64_t, T>>(), 17 * sizeof(T)))
+  for (std::size_t n :
+       fold_test::test_sizes(fold_test::tile_items<T, fold::KeyValuePair<std::int64_t, T>>(), 17 * sizeof(T)))
   {
     for (auto kind : {fold_test::Values::full_range, fold_test::Values::few})
     {
@@ -99,12 +104,16 @@ void check_arg()
 }
 } // namespace
 
-TEMPLATE_LIST_TEST_CASE("ArgMin finds the first minimum, as the host and cub do", "[device][argmin]", fold_test::AllTypes)
+TEMPLATE_LIST_TEST_CASE("ArgMin finds the first minimum, as the host and cub do",
+                        "[device][argmin]",
+                        fold_test::AllTypes)
 {
   check_arg<Op::arg_min, TestType>();
 }
 
-TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do", "[device][argmax]", fold_test::AllTypes)
+TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do",
+                        "[device][argmax]",
+                        fold_test::AllTypes)
 {
   check_arg<Op::arg_max, TestType>();
 }

@@ -80,13 +80,13 @@ TEST_CASE("Reduce of a user struct with a user operator matches cub and the host
     fold_test::DeviceBuffer<Stats> d_in(values);
     fold_test::DeviceBuffer<Stats> d_out(1);
     d_out.poison();
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, CombineStats{}, init);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, CombineStats{}, init); });
     CHECK(d_out.front() == expected);
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, CombineStats{}, init);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return cub::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, CombineStats{}, init); });
     CHECK(d_out.front() == expected);
   }
 }
@@ -100,9 +100,9 @@ TEST_CASE("A wider init gives a wider accumulator", "[device][reduce]")
     fold_test::DeviceBuffer<__half> d_in(values);
     fold_test::DeviceBuffer<float> d_out(1);
     d_out.poison();
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, 0.0f);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, 0.0f); });
     CHECK(d_out.front() == static_cast<float>(fold_test::sum_reference(values).sum));
   }
   SECTION("int8 input, int64 init: no wrap-around")
@@ -111,9 +111,9 @@ TEST_CASE("A wider init gives a wider accumulator", "[device][reduce]")
     fold_test::DeviceBuffer<std::int8_t> d_in(values);
     fold_test::DeviceBuffer<std::int64_t> d_out(1);
     d_out.poison();
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, std::int64_t{5});
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, std::int64_t{5}); });
     CHECK(d_out.front() == 5 + 100 * static_cast<std::int64_t>(n));
   }
 }
@@ -127,9 +127,11 @@ TEST_CASE("TransformReduce applies the transform as it loads", "[device][transfo
     fold_test::DeviceBuffer<float> d_in(values);
     fold_test::DeviceBuffer<double> d_out(1);
     d_out.poison();
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return fold::DeviceReduce::TransformReduce(temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, Square{}, 1.0);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes) {
+          return fold::DeviceReduce::TransformReduce(
+              temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, Square{}, 1.0);
+        });
     double expected = 1.0, magnitude = 1.0;
     for (float v : values)
     {
@@ -138,9 +140,11 @@ TEST_CASE("TransformReduce applies the transform as it loads", "[device][transfo
     }
     const double bound = 1e-12 * magnitude; // double accumulation of at most 2^26 items
     CHECK(std::fabs(d_out.front() - expected) <= bound);
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::TransformReduce(temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, Square{}, 1.0);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes) {
+          return cub::DeviceReduce::TransformReduce(
+              temp, bytes, d_in.get(), d_out.get(), n, fold::Sum{}, Square{}, 1.0);
+        });
     CHECK(std::fabs(d_out.front() - expected) <= bound);
   }
 }
@@ -151,9 +155,8 @@ TEST_CASE("Input iterators: counting and transform iterators", "[device][iterato
   fold_test::DeviceBuffer<std::int64_t> d_out(1);
   d_out.poison();
   thrust::counting_iterator<std::int64_t> counting(0);
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Sum(temp, bytes, counting, d_out.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::Sum(temp, bytes, counting, d_out.get(), n); });
   CHECK(d_out.front() == n * (n - 1) / 2);
 
   auto mod7 = thrust::make_transform_iterator(counting, Mod7{});
@@ -161,9 +164,8 @@ TEST_CASE("Input iterators: counting and transform iterators", "[device][iterato
   fold_test::DeviceBuffer<std::int64_t> d_index(1);
   d_min.poison();
   d_index.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::ArgMax(temp, bytes, mod7, d_min.get(), d_index.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::ArgMax(temp, bytes, mod7, d_min.get(), d_index.get(), n); });
   CHECK(d_min.front() == 3);
   CHECK(d_index.front() == 6);
 }
@@ -177,9 +179,9 @@ TEST_CASE("Output iterators and index outputs of other integer types", "[device]
   fold_test::DeviceBuffer<std::int64_t> d_out(1);
   d_out.poison();
   auto negated = thrust::make_transform_output_iterator(d_out.get(), Negate{});
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), negated, n, fold::Sum{}, std::int64_t{0});
-  });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      { return fold::DeviceReduce::Reduce(temp, bytes, d_in.get(), negated, n, fold::Sum{}, std::int64_t{0}); });
   std::int64_t sum = 0;
   for (auto v : values)
   {
@@ -191,9 +193,8 @@ TEST_CASE("Output iterators and index outputs of other integer types", "[device]
   fold_test::DeviceBuffer<std::int32_t> d_index32(1); // int64 index converted on store
   d_min.poison();
   d_index32.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::ArgMin(temp, bytes, d_in.get(), d_min.get(), d_index32.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::ArgMin(temp, bytes, d_in.get(), d_min.get(), d_index32.get(), n); });
   const auto first_min = std::min_element(values.begin(), values.end());
   CHECK(d_min.front() == *first_min);
   CHECK(d_index32.front() == static_cast<std::int32_t>(first_min - values.begin()));
@@ -214,9 +215,8 @@ TEMPLATE_TEST_CASE("num_items of any integer type",
   fold_test::DeviceBuffer<std::uint32_t> d_in(values);
   fold_test::DeviceBuffer<std::uint32_t> d_out(1);
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n); });
   std::uint32_t expected = 0;
   for (auto v : values)
   {
@@ -233,23 +233,21 @@ TEST_CASE("More than 2^31 items through a counting iterator", "[device][huge]")
   fold_test::DeviceBuffer<std::int64_t> d_index(1);
 
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Sum(temp, bytes, counting, d_out.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::Sum(temp, bytes, counting, d_out.get(), n); });
   CHECK(d_out.front() == n * (n - 1) / 2);
 
   d_out.poison();
   d_index.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::ArgMax(temp, bytes, counting, d_out.get(), d_index.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::ArgMax(temp, bytes, counting, d_out.get(), d_index.get(), n); });
   CHECK(d_out.front() == n - 1);
   CHECK(d_index.front() == n - 1);
 
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Min(temp, bytes, counting + 5, d_out.get(), static_cast<std::uint64_t>(n));
-  });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      { return fold::DeviceReduce::Min(temp, bytes, counting + 5, d_out.get(), static_cast<std::uint64_t>(n)); });
   CHECK(d_out.front() == 5);
 }
 
@@ -263,16 +261,16 @@ TEMPLATE_TEST_CASE("Misaligned input (pointer + 1 item) gives the same result",
                    __half)
 {
   using T = TestType;
-  for (std::size_t n : {std::size_t{33}, static_cast<std::size_t>(fold_test::tile_items<T>()) + 1, std::size_t{1} << 22})
+  for (std::size_t n :
+       {std::size_t{33}, static_cast<std::size_t>(fold_test::tile_items<T>()) + 1, std::size_t{1} << 22})
   {
     INFO("n " << n);
     const auto values = fold_test::random_values<T>(n + 1, n, fold_test::Values::small);
     fold_test::DeviceBuffer<T> d_in(values);
     fold_test::DeviceBuffer<T> d_out(1);
     d_out.poison();
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return fold::DeviceReduce::Max(temp, bytes, d_in.get() + 1, d_out.get(), n);
-    });
+    fold_test::two_call([&](void* temp, std::size_t& bytes)
+                        { return fold::DeviceReduce::Max(temp, bytes, d_in.get() + 1, d_out.get(), n); });
     CHECK(fold_test::same_bits(d_out.front(), *std::max_element(values.begin() + 1, values.end())));
 
     // Small integers: the sum is exact in every type's accumulator (int, float, ...), so any dropped, doubled
@@ -284,9 +282,9 @@ TEMPLATE_TEST_CASE("Misaligned input (pointer + 1 item) gives the same result",
     }
     fold_test::DeviceBuffer<double> d_sum(1);
     d_sum.poison();
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return fold::DeviceReduce::Reduce(temp, bytes, d_in.get() + 1, d_sum.get(), n, fold::Sum{}, 0.0);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return fold::DeviceReduce::Reduce(temp, bytes, d_in.get() + 1, d_sum.get(), n, fold::Sum{}, 0.0); });
     CHECK(d_sum.front() == static_cast<double>(expected));
   }
 }

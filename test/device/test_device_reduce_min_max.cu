@@ -25,10 +25,12 @@ T fold_extremum(const T* d_in, std::size_t n)
 {
   fold_test::DeviceBuffer<T> d_out(1);
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return O == Op::min ? fold::DeviceReduce::Min(temp, bytes, d_in, d_out.get(), n)
-                        : fold::DeviceReduce::Max(temp, bytes, d_in, d_out.get(), n);
-  });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return O == Op::min ? fold::DeviceReduce::Min(temp, bytes, d_in, d_out.get(), n)
+                            : fold::DeviceReduce::Max(temp, bytes, d_in, d_out.get(), n);
+      });
   return d_out.front();
 }
 
@@ -36,10 +38,12 @@ template <Op O, typename T>
 T cub_extremum(const T* d_in, std::size_t n)
 {
   fold_test::DeviceBuffer<T> d_out(1);
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return O == Op::min ? cub::DeviceReduce::Min(temp, bytes, d_in, d_out.get(), n)
-                        : cub::DeviceReduce::Max(temp, bytes, d_in, d_out.get(), n);
-  });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return O == Op::min ? cub::DeviceReduce::Min(temp, bytes, d_in, d_out.get(), n)
+                            : cub::DeviceReduce::Max(temp, bytes, d_in, d_out.get(), n);
+      });
   return d_out.front();
 }
 

@@ -29,22 +29,24 @@ T sum_with(ReducePath path, int max_grid, const T* d_in, std::size_t n)
   ForcePath force(path, max_grid);
   fold_test::DeviceBuffer<T> d_out(1);
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n); });
   return d_out.front();
 }
 } // namespace
 
 TEST_CASE("Every path and grid gives the exact integer sum", "[device][paths]")
 {
-  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{4097}, std::size_t{1'000'003}, std::size_t{1} << 24})
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{1000}, std::size_t{4097}, std::size_t{1'000'003}, std::size_t{1} << 24})
   {
     const auto values = fold_test::random_values<std::uint32_t>(n, n, fold_test::Values::full_range);
     fold_test::DeviceBuffer<std::uint32_t> d_in(values);
     std::uint32_t expected = 0;
-    for (auto v : values) expected += v;
-    for (ReducePath path : {ReducePath::automatic, ReducePath::single_tile, ReducePath::single_pass, ReducePath::two_pass})
+    for (auto v : values)
+      expected += v;
+    for (ReducePath path :
+         {ReducePath::automatic, ReducePath::single_tile, ReducePath::single_pass, ReducePath::two_pass})
     {
       for (int max_grid : {0, 1, 2, 3, 7, 100, 1000, 100000})
       {
@@ -86,7 +88,8 @@ TEST_CASE("Single-pass ArgMax: first occurrence at every grid size", "[device][p
   std::size_t expected = 0;
   for (std::size_t i = 1; i < n; ++i)
   {
-    if (static_cast<float>(values[expected]) < static_cast<float>(values[i])) expected = i;
+    if (static_cast<float>(values[expected]) < static_cast<float>(values[i]))
+      expected = i;
   }
   for (ReducePath path : {ReducePath::single_pass, ReducePath::two_pass})
   {
@@ -97,22 +100,24 @@ TEST_CASE("Single-pass ArgMax: first occurrence at every grid size", "[device][p
       fold_test::DeviceBuffer<__half> d_max(1);
       fold_test::DeviceBuffer<std::int64_t> d_index(1);
       d_index.poison();
-      fold_test::two_call([&](void* temp, std::size_t& bytes) {
-        return fold::DeviceReduce::ArgMax(temp, bytes, d_in.get(), d_max.get(), d_index.get(), n);
-      });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          { return fold::DeviceReduce::ArgMax(temp, bytes, d_in.get(), d_max.get(), d_index.get(), n); });
       CHECK(d_index.front() == static_cast<std::int64_t>(expected));
     }
   }
 }
 
-TEST_CASE("The single-pass ticket works in garbage-filled storage and over many calls on one storage", "[device][paths]")
+TEST_CASE("The single-pass ticket works in garbage-filled storage and over many calls on one storage",
+          "[device][paths]")
 {
   const std::size_t n = 1 << 20;
   const int calls     = 1000;
   const auto values   = fold_test::random_values<std::uint32_t>(n, 5, fold_test::Values::full_range);
   fold_test::DeviceBuffer<std::uint32_t> d_in(values);
   std::uint32_t expected = 0;
-  for (auto v : values) expected += v;
+  for (auto v : values)
+    expected += v;
 
   std::size_t bytes = 0;
   CUDA_REQUIRE(fold::DeviceReduce::Sum(nullptr, bytes, d_in.get(), static_cast<std::uint32_t*>(nullptr), n));
@@ -120,8 +125,10 @@ TEST_CASE("The single-pass ticket works in garbage-filled storage and over many 
   for (std::uint64_t garbage : {0ull, ~0ull, 0x0123456789ABCDEFull, 0xFFFFFF0000000001ull})
   {
     INFO("storage filled with " << std::hex << garbage);
-    CUDA_REQUIRE(cudaMemcpy(d_temp.get(), std::vector<std::uint64_t>(d_temp.size(), garbage).data(),
-                            d_temp.size() * 8, cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(d_temp.get(),
+                            std::vector<std::uint64_t>(d_temp.size(), garbage).data(),
+                            d_temp.size() * 8,
+                            cudaMemcpyHostToDevice));
     fold_test::DeviceBuffer<std::uint32_t> d_out(calls);
     d_out.poison();
     for (int c = 0; c < calls; ++c) // back to back, one storage, no synchronisation in between
@@ -131,7 +138,8 @@ TEST_CASE("The single-pass ticket works in garbage-filled storage and over many 
     CUDA_REQUIRE(cudaDeviceSynchronize());
     const auto out = d_out.to_host();
     int wrong      = 0;
-    for (auto v : out) wrong += v != expected;
+    for (auto v : out)
+      wrong += v != expected;
     CHECK(wrong == 0);
   }
 }

@@ -45,12 +45,11 @@ TEST_CASE("A call runs in order on the given stream", "[device][stream]")
     // Upload, reduce and download all queued on one non-blocking stream, with only the final wait: the
     // reduction must run after the upload and before the download.
     CUDA_REQUIRE(cudaMemsetAsync(d_out.get(), fold_test::poison_byte, sizeof(std::uint32_t), stream.handle));
-    CUDA_REQUIRE(cudaMemcpyAsync(d_in.get(), values.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream.handle));
-    fold_test::two_call(
-      [&](void* temp, std::size_t& bytes) {
-        return fold::DeviceReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n, stream.handle);
-      },
-      stream.handle);
+    CUDA_REQUIRE(
+        cudaMemcpyAsync(d_in.get(), values.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream.handle));
+    fold_test::two_call([&](void* temp, std::size_t& bytes)
+                        { return fold::DeviceReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n, stream.handle); },
+                        stream.handle);
     CUDA_REQUIRE(cudaMemcpyAsync(&result, d_out.get(), sizeof(result), cudaMemcpyDeviceToHost, stream.handle));
     CUDA_REQUIRE(cudaStreamSynchronize(stream.handle));
     CHECK(result == host_sum(values));
@@ -132,8 +131,8 @@ TEST_CASE("A first call made during capture (cold caches) is capture-safe", "[de
 
 TEST_CASE("Temporary storage depends only on num_items and never shrinks", "[device][temp_storage]")
 {
-  const float* in = nullptr;
-  float* out      = nullptr;
+  const float* in      = nullptr;
+  float* out           = nullptr;
   std::size_t previous = 0;
   for (std::uint64_t n = 0; n < (1ull << 36); n = n * 5 / 4 + 1)
   {
@@ -163,8 +162,8 @@ TEST_CASE("Bad input on a device: an error, nothing launched, the output untouch
   d_index.poison();
 
   std::size_t too_small = bytes - 1;
-  CHECK(fold::DeviceReduce::ArgMin(d_temp.get(), too_small, d_in.get(), d_out.get(), d_index.get(), n)
-        == cudaErrorInvalidValue);
+  CHECK(fold::DeviceReduce::ArgMin(d_temp.get(), too_small, d_in.get(), d_out.get(), d_index.get(), n) ==
+        cudaErrorInvalidValue);
   std::size_t sum_bytes = 0; // each algorithm's own size: Sum's partials are smaller than ArgMin's
   CUDA_REQUIRE(fold::DeviceReduce::Sum(nullptr, sum_bytes, d_in.get(), d_out.get(), n));
   std::size_t sum_too_small = sum_bytes - 1;

@@ -32,17 +32,19 @@ auto cub_sum(const T* d_in, std::size_t n)
   if constexpr (fold::is_16bit_float_v<T>)
   {
     fold_test::DeviceBuffer<float> d_out(1);
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::TransformReduce(temp, bytes, d_in, d_out.get(), n, ::cuda::std::plus<float>{}, ToFloat{}, 0.0f);
-    });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        {
+          return cub::DeviceReduce::TransformReduce(
+              temp, bytes, d_in, d_out.get(), n, ::cuda::std::plus<float>{}, ToFloat{}, 0.0f);
+        });
     return T(d_out.front());
   }
   else
   {
     fold_test::DeviceBuffer<T> d_out(1);
-    fold_test::two_call([&](void* temp, std::size_t& bytes) {
-      return cub::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n);
-    });
+    fold_test::two_call([&](void* temp, std::size_t& bytes)
+                        { return cub::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n); });
     return d_out.front();
   }
 }
@@ -52,9 +54,8 @@ T fold_sum(const T* d_in, std::size_t n)
 {
   fold_test::DeviceBuffer<T> d_out(1);
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes) {
-    return fold::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n);
-  });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n); });
   return d_out.front();
 }
 
@@ -74,7 +75,8 @@ T integer_reference(const std::vector<T>& values)
 TEMPLATE_LIST_TEST_CASE("Sum of integers is exact and equals cub", "[device][sum]", fold_test::Integers)
 {
   using T = TestType;
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T, fold::detail::accumulator_t<fold::Sum, T, T>>(), sizeof(T)))
+  for (std::size_t n :
+       fold_test::test_sizes(fold_test::tile_items<T, fold::detail::accumulator_t<fold::Sum, T, T>>(), sizeof(T)))
   {
     INFO("n " << n);
     const auto values = fold_test::random_values<T>(n, n + 1, fold_test::Values::full_range);
@@ -122,7 +124,7 @@ TEMPLATE_LIST_TEST_CASE("Sum of random reals is within the error bound of a doub
   for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T, fold::detail::sum_init_t<T>>(), 5 * sizeof(T)))
   {
     INFO("n " << n);
-    const auto values    = fold_test::random_values<T>(n, n + 7, fold_test::Values::full_range);
+    const auto values = fold_test::random_values<T>(n, n + 7, fold_test::Values::full_range);
     fold_test::DeviceBuffer<T> d_in(values);
     const auto reference = fold_test::sum_reference(values);
     const double bound   = fold_test::sum_error_bound<AccumT, T, T>(n, reference);

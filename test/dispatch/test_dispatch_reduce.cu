@@ -32,8 +32,8 @@ TEST_CASE("plan: single tile up to one tile, single pass above unless two passes
   CHECK(two.share.grid_size == one.share.grid_size);
   const auto forced = make_reduce_plan<std::uint32_t>(100, tile, grain, max_grid, 4, 4, ReducePath::single_pass);
   CHECK(forced.path == ReducePath::single_pass); // a forced path applies to small inputs too
-  CHECK(make_reduce_plan<std::uint32_t>(1 << 20, tile, grain, max_grid, 4, 4, ReducePath::single_tile).path
-        == ReducePath::single_tile);
+  CHECK(make_reduce_plan<std::uint32_t>(1 << 20, tile, grain, max_grid, 4, 4, ReducePath::single_tile).path ==
+        ReducePath::single_tile);
   const auto big = make_reduce_plan<std::uint64_t>(1ull << 34, tile, grain, max_grid, 16, 8);
   CHECK(big.share.grid_size == max_grid);
   CHECK(big.partials_offset % 8 == 0);
@@ -56,7 +56,7 @@ TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items gro
         while (n < (1ull << 36))
         {
           const std::size_t align = accum_bytes % 8 ? 4 : 8;
-          const auto plan = make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_grid, accum_bytes, align);
+          const auto plan         = make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_grid, accum_bytes, align);
           INFO("tile " << tile << ", max grid " << max_grid << ", n " << n);
           REQUIRE(plan.temp_storage_bytes > 0);
           REQUIRE(plan.temp_storage_bytes >= previous);
@@ -98,7 +98,8 @@ TEST_CASE("bad input is rejected before the device is touched", "[dispatch][erro
     CHECK(DeviceReduce::Sum(temp, bytes, null_in, out, 10) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::Max(temp, bytes, null_in, out, 1u) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::ArgMin(temp, bytes, null_in, out, idx, 1ll << 40) == cudaErrorInvalidValue);
-    CHECK(DeviceReduce::TransformReduce(temp, bytes, null_in, out, 5, fold::Sum{}, Twice{}, 0.f) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::TransformReduce(temp, bytes, null_in, out, 5, fold::Sum{}, Twice{}, 0.f) ==
+          cudaErrorInvalidValue);
   }
   SECTION("null output")
   {
@@ -119,9 +120,9 @@ TEST_CASE("without a usable device a query returns the runtime's error", "[dispa
     SUCCEED("a device is present: covered by the device tests");
     return;
   }
-  std::size_t bytes = 777;
-  const int* in     = nullptr;
-  int* out          = nullptr;
+  std::size_t bytes        = 777;
+  const int* in            = nullptr;
+  int* out                 = nullptr;
   const cudaError_t status = fold::DeviceReduce::Sum(nullptr, bytes, in, out, 100);
   CHECK(status != cudaSuccess);
   CHECK(bytes == 777);

@@ -12,7 +12,7 @@ template <typename OffsetT>
 void check_share(OffsetT num_items, int tile_items, int max_grid)
 {
   INFO("num_items " << num_items << ", tile " << tile_items << ", max grid " << max_grid);
-  const auto share = fold::GridEvenShare<OffsetT>::make(num_items, tile_items, max_grid);
+  const auto share    = fold::GridEvenShare<OffsetT>::make(num_items, tile_items, max_grid);
   const OffsetT tiles = (num_items + (tile_items - 1)) / tile_items; // no overflow for the sizes used here
   REQUIRE(share.total_grains == tiles);
   REQUIRE(share.grid_size == static_cast<int>(tiles < static_cast<OffsetT>(max_grid) ? tiles : max_grid));
@@ -22,17 +22,17 @@ void check_share(OffsetT num_items, int tile_items, int max_grid)
   for (int b = 0; b < share.grid_size; ++b)
   {
     const auto r = share.block_range(b);
-    REQUIRE(r.begin == expected_begin); // contiguous, in block order: every item exactly once
-    REQUIRE(r.end > r.begin); // every block gets work
+    REQUIRE(r.begin == expected_begin);                       // contiguous, in block order: every item exactly once
+    REQUIRE(r.end > r.begin);                                 // every block gets work
     REQUIRE(r.begin % static_cast<OffsetT>(tile_items) == 0); // ranges start on tile boundaries
     if (b + 1 < share.grid_size)
     {
       REQUIRE(r.end % static_cast<OffsetT>(tile_items) == 0); // only the last block may end in a partial tile
     }
     const OffsetT block_tiles = (r.end - r.begin + (tile_items - 1)) / tile_items;
-    min_tiles = block_tiles < min_tiles ? block_tiles : min_tiles;
-    max_tiles = block_tiles > max_tiles ? block_tiles : max_tiles;
-    expected_begin = r.end;
+    min_tiles                 = block_tiles < min_tiles ? block_tiles : min_tiles;
+    max_tiles                 = block_tiles > max_tiles ? block_tiles : max_tiles;
+    expected_begin            = r.end;
   }
   REQUIRE(expected_begin == num_items);
   REQUIRE(max_tiles - min_tiles <= 1);

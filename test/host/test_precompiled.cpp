@@ -12,12 +12,12 @@
 #include <tuple>
 #include <vector>
 
-#define CUDA_REQUIRE(expr)                                                      \
-  do                                                                            \
-  {                                                                             \
-    const cudaError_t status_ = (expr);                                         \
-    INFO(#expr << " -> " << cudaGetErrorName(status_));                         \
-    REQUIRE(status_ == cudaSuccess);                                            \
+#define CUDA_REQUIRE(expr)                                                                                             \
+  do                                                                                                                   \
+  {                                                                                                                    \
+    const cudaError_t status_ = (expr);                                                                                \
+    INFO(#expr << " -> " << cudaGetErrorName(status_));                                                                \
+    REQUIRE(status_ == cudaSuccess);                                                                                   \
   } while (0)
 
 namespace
@@ -74,7 +74,8 @@ void run(CallT call)
   CUDA_REQUIRE(cudaDeviceSynchronize());
 }
 
-using Types = std::tuple<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double, __half, __nv_bfloat16>;
+using Types =
+    std::tuple<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double, __half, __nv_bfloat16>;
 } // namespace
 
 TEMPLATE_LIST_TEST_CASE("precompiled algorithms match a host reference", "[precompiled]", Types)
@@ -105,8 +106,10 @@ TEMPLATE_LIST_TEST_CASE("precompiled algorithms match a host reference", "[preco
     {
       continue;
     }
-    const auto min = std::min_element(values.begin(), values.end(), [](T a, T b) { return as_double(a) < as_double(b); });
-    const auto max = std::max_element(values.begin(), values.end(), [](T a, T b) { return as_double(a) < as_double(b); });
+    const auto min =
+        std::min_element(values.begin(), values.end(), [](T a, T b) { return as_double(a) < as_double(b); });
+    const auto max =
+        std::max_element(values.begin(), values.end(), [](T a, T b) { return as_double(a) < as_double(b); });
     run([&](void* t, std::size_t& b) { return DeviceReduce::Min<T>(t, b, d_in.ptr, d_out.ptr, n); });
     CHECK(as_double(d_out.get()) == as_double(*min));
     run([&](void* t, std::size_t& b) { return DeviceReduce::Max<T>(t, b, d_in.ptr, d_out.ptr, n); });

@@ -19,8 +19,8 @@ TEST_CASE("precompiled: bad input returns cudaErrorInvalidValue without touching
   CHECK(DeviceReduce::Min<float>(temp, bytes, nullptr, out, 10) == cudaErrorInvalidValue);
   CHECK(DeviceReduce::Max<float>(temp, bytes, in, nullptr, 10) == cudaErrorInvalidValue);
   CHECK(DeviceReduce::ArgMin<float>(temp, bytes, in, out, nullptr, 10) == cudaErrorInvalidValue);
-  CHECK(DeviceReduce::ArgMax<double>(temp, bytes, reinterpret_cast<const double*>(in), nullptr, idx, 10)
-        == cudaErrorInvalidValue);
+  CHECK(DeviceReduce::ArgMax<double>(temp, bytes, reinterpret_cast<const double*>(in), nullptr, idx, 10) ==
+        cudaErrorInvalidValue);
   std::size_t query = 99;
   CHECK(DeviceReduce::Sum<std::int32_t>(nullptr, query, nullptr, nullptr, -7) == cudaErrorInvalidValue);
   CHECK(query == 99);

@@ -11,10 +11,10 @@ namespace
 {
 bool same_policy(const fold::ReducePolicy& a, const fold::ReducePolicy& b)
 {
-  return a.block_threads == b.block_threads && a.items_per_thread == b.items_per_thread
-      && a.vector_bytes == b.vector_bytes && a.block_algorithm == b.block_algorithm
-      && a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription
-      && a.one_wave_max_mib == b.one_wave_max_mib && a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm;
+  return a.block_threads == b.block_threads && a.items_per_thread == b.items_per_thread &&
+         a.vector_bytes == b.vector_bytes && a.block_algorithm == b.block_algorithm &&
+         a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription &&
+         a.one_wave_max_mib == b.one_wave_max_mib && a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm;
 }
 } // namespace
 
@@ -56,8 +56,20 @@ TEST_CASE("the selector picks the highest entry not above the architecture", "[t
     int arch;
     int entry;
   };
-  const Case cases[] = {{0, 0},   {350, 0}, {520, 0}, {600, 0},  {610, 0},  {700, 1},  {720, 1},
-                        {750, 1}, {800, 2}, {860, 2}, {890, 2},  {900, 3},  {1000, 4}, {1030, 4},
+  const Case cases[] = {{0, 0},
+                        {350, 0},
+                        {520, 0},
+                        {600, 0},
+                        {610, 0},
+                        {700, 1},
+                        {720, 1},
+                        {750, 1},
+                        {800, 2},
+                        {860, 2},
+                        {890, 2},
+                        {900, 3},
+                        {1000, 4},
+                        {1030, 4},
                         {1200, 4}};
   for (const Case& c : cases)
   {
@@ -103,8 +115,8 @@ TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", 
   CHECK(fold::reduce_tile_shape<Pair*>(900).vector_items == 1);
   // Wide accumulators cap the items per thread (but never below one vector).
   CHECK(fold::reduce_tile_shape<const std::int8_t*, int>(900).items_per_thread == 64);
-  CHECK(fold::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900).items_per_thread
-        == 16);
+  CHECK(fold::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900)
+            .items_per_thread == 16);
   CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 8);
   struct Big
   {

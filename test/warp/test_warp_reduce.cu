@@ -40,7 +40,8 @@ void check_matrix_products()
     fold_test::DeviceBuffer<T> d_in(input);
     fold_test::DeviceBuffer<T> d_out(warps);
     d_out.poison();
-    warp_reduce_kernel<T, LogicalWarpThreads><<<1, block_threads>>>(d_in.get(), d_out.get(), num_valid, fold_test::MatMul{});
+    warp_reduce_kernel<T, LogicalWarpThreads>
+        <<<1, block_threads>>>(d_in.get(), d_out.get(), num_valid, fold_test::MatMul{});
     CUDA_REQUIRE(cudaGetLastError());
     CUDA_REQUIRE(cudaDeviceSynchronize());
     const auto out = d_out.to_host();
@@ -76,7 +77,7 @@ TEST_CASE("WarpReduce keeps lane order through shared memory for types that cann
 
 TEMPLATE_TEST_CASE("WarpReduce sums exactly", "[warp]", std::int32_t, std::uint64_t, std::int8_t)
 {
-  using T = TestType;
+  using T           = TestType;
   const auto values = fold_test::random_values<T>(block_threads, 5, fold_test::Values::full_range);
   fold_test::DeviceBuffer<T> d_in(values);
   fold_test::DeviceBuffer<T> d_out(block_threads / 32);

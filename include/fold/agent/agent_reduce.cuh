@@ -22,7 +22,7 @@ namespace fold
 //! Whether items of `InputIteratorT` may be read with vector loads: raw pointers to primitive types.
 template <typename InputIteratorT>
 inline constexpr bool is_vectorizable_input_v =
-  std::is_pointer_v<InputIteratorT> && is_primitive_v<detail::value_t<InputIteratorT>>;
+    std::is_pointer_v<InputIteratorT>&& is_primitive_v<detail::value_t<InputIteratorT>>;
 
 //! The tile shape the reduction kernels use on architecture `arch` for input read through `InputIteratorT` and
 //! reduced in `AccumT`.
@@ -73,7 +73,8 @@ public:
       , op_(op)
       , thread_op_(detail::InOrder<ReductionOpT>::make(op))
       , transform_(transform)
-  {}
+  {
+  }
 
   //! The reduction of items `[begin, end)` (`begin < end`), in a thread order that is the same on every run.
   //! Vector loads are used when `in + begin` is aligned to a vector. Valid in thread 0.

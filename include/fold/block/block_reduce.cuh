@@ -27,12 +27,11 @@ class BlockReduce
   static_assert(BlockThreads >= 32 && BlockThreads <= 1024 && BlockThreads % 32 == 0,
                 "BlockReduce: BlockThreads must be a multiple of 32 between 32 and 1024");
 
-  using Impl = std::conditional_t<
-    Algorithm == BlockReduceAlgorithm::warp_reductions,
-    detail::BlockReduceWarpReductions<T, BlockThreads>,
-    std::conditional_t<Algorithm == BlockReduceAlgorithm::raking,
-                       detail::BlockReduceRaking<T, BlockThreads>,
-                       detail::BlockReduceRakingCommutativeOnly<T, BlockThreads>>>;
+  using Impl = std::conditional_t<Algorithm == BlockReduceAlgorithm::warp_reductions,
+                                  detail::BlockReduceWarpReductions<T, BlockThreads>,
+                                  std::conditional_t<Algorithm == BlockReduceAlgorithm::raking,
+                                                     detail::BlockReduceRaking<T, BlockThreads>,
+                                                     detail::BlockReduceRakingCommutativeOnly<T, BlockThreads>>>;
 
 public:
   //! Shared memory the reduction needs; declare it `__shared__` (or alias it in a union with other storage).
@@ -40,7 +39,8 @@ public:
 
   FOLD_DEVICE FOLD_FORCEINLINE explicit BlockReduce(TempStorage& storage)
       : impl_{storage}
-  {}
+  {
+  }
 
   //! The reduction of every thread's `value`. Valid in thread 0.
   template <typename ReductionOpT>
@@ -58,10 +58,7 @@ public:
   }
 
   //! `Reduce(value, fold::Sum{})`.
-  FOLD_DEVICE FOLD_FORCEINLINE T Sum(T value)
-  {
-    return static_cast<T>(impl_.Reduce(value, fold::Sum{}, BlockThreads));
-  }
+  FOLD_DEVICE FOLD_FORCEINLINE T Sum(T value) { return static_cast<T>(impl_.Reduce(value, fold::Sum{}, BlockThreads)); }
 
 private:
   Impl impl_;

@@ -19,7 +19,7 @@ namespace fold::detail
 template <typename T, int BlockThreads>
 struct BlockReduceRaking
 {
-  static constexpr int segment = BlockThreads / 32; //!< values each raking lane reduces
+  static constexpr int segment = BlockThreads / 32;             //!< values each raking lane reduces
   static constexpr int row     = segment > 1 ? segment + 1 : 1; //!< padded run length in shared memory
   using WarpReduceT            = WarpReduce<T, 32>;
 

@@ -73,16 +73,15 @@ struct DeviceReduce
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    return detail::reduce<AccumT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      d_out,
-      num_items,
-      reduction_op,
-      detail::InitialValue<T>{init},
-      detail::CastTo<AccumT>{},
-      stream);
+    return detail::reduce<AccumT>(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  d_out,
+                                  num_items,
+                                  reduction_op,
+                                  detail::InitialValue<T>{init},
+                                  detail::CastTo<AccumT>{},
+                                  stream);
   }
 
   //! The sum of the items, written to `*d_out` (0 when `num_items` is 0).
@@ -103,16 +102,15 @@ struct DeviceReduce
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
     using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
-    return detail::reduce<AccumT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      d_out,
-      num_items,
-      fold::Sum{},
-      detail::InitialValue<InitT>{InitT{}},
-      detail::CastTo<AccumT>{},
-      stream);
+    return detail::reduce<AccumT>(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  d_out,
+                                  num_items,
+                                  fold::Sum{},
+                                  detail::InitialValue<InitT>{InitT{}},
+                                  detail::CastTo<AccumT>{},
+                                  stream);
   }
 
   //! The smallest item by `<`, written to `*d_out`; for empty input the identity of min: +infinity for
@@ -126,8 +124,14 @@ struct DeviceReduce
                          cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return Extremum(
-      d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Min{}, detail::min_identity<InputT>(), stream);
+    return Extremum(d_temp_storage,
+                    temp_storage_bytes,
+                    d_in,
+                    d_out,
+                    num_items,
+                    fold::Min{},
+                    detail::min_identity<InputT>(),
+                    stream);
   }
 
   //! The largest item by `<`, written to `*d_out`; for empty input the identity of max: -infinity for
@@ -141,8 +145,14 @@ struct DeviceReduce
                          cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return Extremum(
-      d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Max{}, detail::max_identity<InputT>(), stream);
+    return Extremum(d_temp_storage,
+                    temp_storage_bytes,
+                    d_in,
+                    d_out,
+                    num_items,
+                    fold::Max{},
+                    detail::max_identity<InputT>(),
+                    stream);
   }
 
   //! The smallest item by `<` to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
@@ -230,16 +240,15 @@ struct DeviceReduce
                   "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
                   "reduction_op(init, transform_op(*d_in))");
     using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
-    return detail::reduce<AccumT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      d_out,
-      num_items,
-      reduction_op,
-      detail::InitialValue<T>{init},
-      detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
-      stream);
+    return detail::reduce<AccumT>(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  d_out,
+                                  num_items,
+                                  reduction_op,
+                                  detail::InitialValue<T>{init},
+                                  detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
+                                  stream);
   }
 
 private:
@@ -284,15 +293,15 @@ private:
   {
     using AccumT = KeyValuePair<std::int64_t, T>;
     return detail::reduce<AccumT>(
-      d_temp_storage,
-      temp_storage_bytes,
-      d_in,
-      detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_extremum_out, d_index_out},
-      num_items,
-      op,
-      detail::EmptyResult<AccumT>{{-1, identity}},
-      detail::PairWithIndex<T>{},
-      stream);
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_extremum_out, d_index_out},
+        num_items,
+        op,
+        detail::EmptyResult<AccumT>{{-1, identity}},
+        detail::PairWithIndex<T>{},
+        stream);
   }
 };
 

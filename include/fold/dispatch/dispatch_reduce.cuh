@@ -26,10 +26,10 @@ namespace fold::detail
 //! The kernels a call runs.
 enum class ReducePath
 {
-  automatic, //!< (for `DispatchOverride`) let the dispatch choose
+  automatic,   //!< (for `DispatchOverride`) let the dispatch choose
   single_tile, //!< one block, one launch: up to one tile
   single_pass, //!< one launch: every block writes a partial, the last one reduces them
-  two_pass, //!< pass 1 writes the partials, a single-tile launch reduces them (the single-pass path's reference)
+  two_pass,    //!< pass 1 writes the partials, a single-tile launch reduces them (the single-pass path's reference)
 };
 
 //! What one call will do; a pure function of the sizes, so that it can be tested without a GPU.
@@ -37,8 +37,8 @@ template <typename OffsetT>
 struct ReducePlan
 {
   ReducePath path;
-  GridEvenShare<OffsetT> share; //!< the grid of pass 1 (single-pass and two-pass)
-  std::size_t partials_offset; //!< where the partials start in the (aligned) temporary storage
+  GridEvenShare<OffsetT> share;   //!< the grid of pass 1 (single-pass and two-pass)
+  std::size_t partials_offset;    //!< where the partials start in the (aligned) temporary storage
   std::size_t temp_storage_bytes; //!< never 0: a zero-byte allocation could come back null, which means "query"
 };
 
@@ -47,14 +47,13 @@ struct ReducePlan
 //! tile up to one tile, single-pass beyond; any other `path` is taken as it is. The temporary storage holds the
 //! single-pass ticket, then the partials; it grows with `num_items` and never shrinks.
 template <typename OffsetT>
-constexpr ReducePlan<OffsetT> make_reduce_plan(
-  OffsetT num_items,
-  int tile_items,
-  int grain_items,
-  int max_grid_size,
-  std::size_t partial_bytes,
-  std::size_t partial_align,
-  ReducePath path = ReducePath::automatic)
+constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
+                                               int tile_items,
+                                               int grain_items,
+                                               int max_grid_size,
+                                               std::size_t partial_bytes,
+                                               std::size_t partial_align,
+                                               ReducePath path = ReducePath::automatic)
 {
   if (path == ReducePath::automatic)
   {
@@ -68,10 +67,7 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(
   const std::size_t align = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
   const std::size_t start = (sizeof(Ticket) + align - 1) / align * align;
   // The storage is aligned inside the caller's allocation, which may itself be less aligned.
-  return {path,
-          share,
-          start,
-          align - 1 + start + static_cast<std::size_t>(share.grid_size) * partial_bytes};
+  return {path, share, start, align - 1 + start + static_cast<std::size_t>(share.grid_size) * partial_bytes};
 }
 
 //! A test hook: forces the path and caps the grid of the calls made on this host thread. Not for production use.
@@ -88,8 +84,9 @@ inline thread_local DispatchOverride dispatch_override{};
 inline unsigned long long next_call_id()
 {
   static std::atomic<unsigned long long> sequence{
-    (reinterpret_cast<std::uintptr_t>(&sequence) ^ static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()))
-    * 0x9E3779B97F4A7C15ull};
+      (reinterpret_cast<std::uintptr_t>(&sequence) ^
+       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count())) *
+      0x9E3779B97F4A7C15ull};
   unsigned long long id = 0;
   while (id == 0)
   {
@@ -146,23 +143,28 @@ struct DispatchReduce
   using PartialsTransformT = CastTo<AccumT>;
 
   static constexpr auto single_tile_kernel =
-    SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
+      SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
   static constexpr auto reduce_kernel = ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   static constexpr auto partials_kernel =
-    SingleTileKernel<AccumT*, OutputIteratorT, std::uint32_t, ReductionOpT, InitT, AccumT, PartialsTransformT>;
+      SingleTileKernel<AccumT*, OutputIteratorT, std::uint32_t, ReductionOpT, InitT, AccumT, PartialsTransformT>;
   static constexpr auto single_pass_kernel =
-    SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
+      SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
 
   //! Resident blocks of the single-pass kernel per multiprocessor of `device`, read once per device (pass 1 of
   //! the two-pass path has the same shape and no more shared memory).
   static cudaError_t occupancy(int device, int block_threads, int& blocks)
   {
     static DeviceCache cache;
-    return cached_per_device(cache, device, blocks, [block_threads](int& v) {
-      const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, single_pass_kernel, block_threads, 0);
-      v                       = v < 1 ? 1 : v; // a kernel that cannot be resident fails at launch, with its error
-      return error;
-    });
+    return cached_per_device(cache,
+                             device,
+                             blocks,
+                             [block_threads](int& v)
+                             {
+                               const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                   &v, single_pass_kernel, block_threads, 0);
+                               v = v < 1 ? 1 : v; // a kernel that cannot be resident fails at launch, with its error
+                               return error;
+                             });
   }
 
   static cudaError_t Dispatch(void* d_temp_storage,
@@ -195,9 +197,8 @@ struct DispatchReduce
     const DispatchOverride forced = dispatch_override;
     int max_grid_size             = 0;
     int single_pass_max_blocks    = 0;
-    const bool needs_grid         = forced.path == ReducePath::automatic
-                                ? num_items > static_cast<OffsetT>(shape.tile_items)
-                                : forced.path != ReducePath::single_tile;
+    const bool needs_grid = forced.path == ReducePath::automatic ? num_items > static_cast<OffsetT>(shape.tile_items)
+                                                                 : forced.path != ReducePath::single_tile;
     if (needs_grid)
     {
       int sms = 0, blocks_per_sm = 0;
@@ -210,7 +211,7 @@ struct DispatchReduce
         return error;
       }
       const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-      const int waves        = forced.waves > 0                        ? forced.waves
+      const int waves        = forced.waves > 0                      ? forced.waves
                                : input_mib < policy.one_wave_max_mib ? 1
                                                                      : policy.oversubscription;
       max_grid_size          = blocks_per_sm * sms * waves;
@@ -227,9 +228,9 @@ struct DispatchReduce
       single_pass_max_blocks = sms * policy.single_pass_blocks_per_sm;
     }
     ReducePlan<OffsetT> plan = make_reduce_plan(
-      num_items, shape.tile_items, shape.grain_items, max_grid_size, sizeof(AccumT), alignof(AccumT), forced.path);
-    if (forced.path == ReducePath::automatic && plan.path == ReducePath::single_pass
-        && plan.share.grid_size > single_pass_max_blocks)
+        num_items, shape.tile_items, shape.grain_items, max_grid_size, sizeof(AccumT), alignof(AccumT), forced.path);
+    if (forced.path == ReducePath::automatic && plan.path == ReducePath::single_pass &&
+        plan.share.grid_size > single_pass_max_blocks)
     {
       plan.path = ReducePath::two_pass; // same storage, same partials: only the kernels differ
     }
@@ -268,7 +269,7 @@ struct DispatchReduce
                     transform);
     }
     if (const cudaError_t error = launch(
-          reduce_kernel, plan.share.grid_size, shape.block_threads, stream, in, partials, plan.share, op, transform);
+            reduce_kernel, plan.share.grid_size, shape.block_threads, stream, in, partials, plan.share, op, transform);
         error != cudaSuccess)
     {
       return error;
@@ -317,15 +318,7 @@ cudaError_t reduce(void* d_temp_storage,
   }
   using OffsetT = offset_t<NumItemsT>;
   return DispatchReduce<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>::Dispatch(
-    d_temp_storage,
-    temp_storage_bytes,
-    in,
-    out,
-    static_cast<OffsetT>(num_items),
-    op,
-    init,
-    transform,
-    stream);
+      d_temp_storage, temp_storage_bytes, in, out, static_cast<OffsetT>(num_items), op, init, transform, stream);
 }
 
 } // namespace fold::detail

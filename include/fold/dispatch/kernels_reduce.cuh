@@ -68,19 +68,24 @@ FOLD_DEVICE FOLD_FORCEINLINE void store_result(OutputIteratorT out, const T& res
 }
 
 template <typename ValueOutputIteratorT, typename KeyOutputIteratorT, typename K, typename V>
-FOLD_DEVICE FOLD_FORCEINLINE void
-store_result(ArgOutput<ValueOutputIteratorT, KeyOutputIteratorT> out, const KeyValuePair<K, V>& result)
+FOLD_DEVICE FOLD_FORCEINLINE void store_result(ArgOutput<ValueOutputIteratorT, KeyOutputIteratorT> out,
+                                               const KeyValuePair<K, V>& result)
 {
   store_result(out.values, result.value);
   store_result(out.keys, result.key);
 }
 
 //! The AgentReduce that kernels compiled for `Arch` run over input `InputIteratorT`.
-template <int Arch, typename InputIteratorT, typename AccumT, typename OffsetT, typename ReductionOpT, typename TransformOpT>
+template <int Arch,
+          typename InputIteratorT,
+          typename AccumT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename TransformOpT>
 struct AgentReduceFor
 {
   static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT>(Arch);
-  using type = AgentReduce<shape.block_threads,
+  using type                       = AgentReduce<shape.block_threads,
                            shape.items_per_thread,
                            shape.vector_items,
                            shape.block_algorithm,
@@ -99,7 +104,7 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT>
 __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads) void SingleTileKernel(
-  InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
+    InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
 {
   using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   __shared__ typename AgentT::TempStorage storage;
@@ -120,9 +125,13 @@ __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads) void
 }
 
 template <typename InputIteratorT, typename AccumT, typename OffsetT, typename ReductionOpT, typename TransformOpT>
-__global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
-                             select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void ReduceKernel(
-  InputIteratorT in, AccumT* partials, GridEvenShare<OffsetT> share, ReductionOpT op, TransformOpT transform)
+__global__
+__launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
+                  select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void ReduceKernel(InputIteratorT in,
+                                                                                       AccumT* partials,
+                                                                                       GridEvenShare<OffsetT> share,
+                                                                                       ReductionOpT op,
+                                                                                       TransformOpT transform)
 {
   using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   __shared__ typename AgentT::TempStorage storage;
@@ -172,7 +181,7 @@ struct Ticket
   //! block) makes every other block's partial visible.
   FOLD_DEVICE static bool arrive(Ticket* ticket, unsigned long long call_id, int blocks)
   {
-    volatile Ticket* shared = ticket;
+    volatile Ticket* shared     = ticket;
     const unsigned int expected = shared->expected;
     const bool initialised      = shared->check == hash(expected);
     __threadfence();
@@ -191,7 +200,7 @@ struct Ticket
     unsigned long long seen = shared->tagged, next = 0;
     for (;;)
     {
-      next = (seen >> tag_shift) == call_id ? seen + 1 : (call_id << tag_shift) | 1;
+      next                              = (seen >> tag_shift) == call_id ? seen + 1 : (call_id << tag_shift) | 1;
       const unsigned long long previous = atomicCAS(&ticket->tagged, seen, next);
       if (previous == seen)
       {
@@ -219,21 +228,21 @@ template <typename InputIteratorT,
           typename InitT,
           typename AccumT,
           typename TransformOpT>
-__global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
-                             select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void SinglePassKernel(
-  InputIteratorT in,
-  OutputIteratorT out,
-  AccumT* partials,
-  Ticket* ticket,
-  unsigned long long call_id,
-  GridEvenShare<OffsetT> share,
-  ReductionOpT op,
-  InitT init,
-  TransformOpT transform)
+__global__
+__launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
+                  select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void SinglePassKernel(InputIteratorT in,
+                                                                                           OutputIteratorT out,
+                                                                                           AccumT* partials,
+                                                                                           Ticket* ticket,
+                                                                                           unsigned long long call_id,
+                                                                                           GridEvenShare<OffsetT> share,
+                                                                                           ReductionOpT op,
+                                                                                           InitT init,
+                                                                                           TransformOpT transform)
 {
   using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   using PartialsAgentT =
-    typename AgentReduceFor<FOLD_ARCH, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
+      typename AgentReduceFor<FOLD_ARCH, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
   __shared__ union
   {
     typename AgentT::TempStorage items;
@@ -254,7 +263,7 @@ __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
     return;
   }
   const AccumT total = PartialsAgentT(storage.partials, partials, op, CastTo<AccumT>{})
-                         .ConsumeRange(0u, static_cast<std::uint32_t>(share.grid_size));
+                           .ConsumeRange(0u, static_cast<std::uint32_t>(share.grid_size));
   if (threadIdx.x == 0)
   {
     store_result(out, init.finalize(op, total));

@@ -23,21 +23,22 @@ struct Range
 template <typename OffsetT>
 struct GridEvenShare
 {
-  OffsetT num_items   = 0;
+  OffsetT num_items    = 0;
   OffsetT grain_items  = 1;
   OffsetT total_grains = 0;
-  int grid_size       = 0; //!< blocks to launch: `min(total_grains, max_grid_size)`
-  OffsetT share       = 0; //!< whole grains every block gets
-  OffsetT extra       = 0; //!< the first `extra` blocks get one grain more
+  int grid_size        = 0; //!< blocks to launch: `min(total_grains, max_grid_size)`
+  OffsetT share        = 0; //!< whole grains every block gets
+  OffsetT extra        = 0; //!< the first `extra` blocks get one grain more
 
   //! The share of `num_items` items in grains of `grain_items` items over at most `max_grid_size` blocks.
   FOLD_HOST_DEVICE static constexpr GridEvenShare make(OffsetT num_items, int grain_items, int max_grid_size)
   {
     GridEvenShare s{};
-    s.num_items   = num_items;
+    s.num_items    = num_items;
     s.grain_items  = static_cast<OffsetT>(grain_items);
     s.total_grains = num_items / s.grain_items + (num_items % s.grain_items != 0);
-    s.grid_size   = static_cast<OffsetT>(max_grid_size) < s.total_grains ? max_grid_size : static_cast<int>(s.total_grains);
+    s.grid_size =
+        static_cast<OffsetT>(max_grid_size) < s.total_grains ? max_grid_size : static_cast<int>(s.total_grains);
     if (s.grid_size > 0)
     {
       s.share = s.total_grains / static_cast<OffsetT>(s.grid_size);
@@ -49,7 +50,7 @@ struct GridEvenShare
   //! The items block `block` reduces. Only the last block's range can end in a partial grain.
   FOLD_HOST_DEVICE constexpr Range<OffsetT> block_range(int block) const
   {
-    const OffsetT b          = static_cast<OffsetT>(block);
+    const OffsetT b           = static_cast<OffsetT>(block);
     const OffsetT first_grain = b * share + (b < extra ? b : extra);
     const OffsetT last_grain  = first_grain + share + (b < extra ? 1 : 0); // one past
     // Computed from grain counts so that the end never overflows OffsetT, even for num_items near its maximum.

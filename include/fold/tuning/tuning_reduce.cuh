@@ -12,8 +12,8 @@ namespace fold
 //! How BlockReduce combines the threads' values.
 enum class BlockReduceAlgorithm
 {
-  warp_reductions, //!< shuffle-reduce each warp, then reduce the warp aggregates; keeps order
-  raking, //!< one warp rakes contiguous runs from shared memory, then shuffle-reduces; keeps order
+  warp_reductions,         //!< shuffle-reduce each warp, then reduce the warp aggregates; keeps order
+  raking,                  //!< one warp rakes contiguous runs from shared memory, then shuffle-reduces; keeps order
   raking_commutative_only, //!< the first warp folds in the others' values strided, then shuffle-reduces;
                            //!< needs a commutative operator (partial blocks fall back to `raking`)
 };
@@ -21,13 +21,13 @@ enum class BlockReduceAlgorithm
 //! The shape of the reduction kernels on one architecture.
 struct ReducePolicy
 {
-  int block_threads; //!< threads per block (a multiple of 32)
+  int block_threads;    //!< threads per block (a multiple of 32)
   int items_per_thread; //!< items each thread loads per tile, for 4-byte items (scaled to keep bytes constant)
-  int vector_bytes; //!< width of one vector load for primitive types read through aligned raw pointers
+  int vector_bytes;     //!< width of one vector load for primitive types read through aligned raw pointers
   BlockReduceAlgorithm block_algorithm;
-  int min_blocks_per_sm; //!< the occupancy the kernels are compiled for (`__launch_bounds__`)
-  int oversubscription; //!< waves of pass 1 for large inputs: up to occupancy x SMs x this many blocks
-  int one_wave_max_mib; //!< inputs below this many MiB get one wave (occupancy x SMs blocks) at most
+  int min_blocks_per_sm;         //!< the occupancy the kernels are compiled for (`__launch_bounds__`)
+  int oversubscription;          //!< waves of pass 1 for large inputs: up to occupancy x SMs x this many blocks
+  int one_wave_max_mib;          //!< inputs below this many MiB get one wave (occupancy x SMs blocks) at most
   int single_pass_blocks_per_sm; //!< one launch (single-pass) while pass 1 has at most this many blocks per SM;
                                  //!< two launches beyond, where the ticket costs more than the second launch
 };
@@ -91,8 +91,8 @@ struct TileShape
 {
   int block_threads;
   int items_per_thread; //!< a multiple of `vector_items`
-  int vector_items; //!< items per vector load; 1 when the type is not loaded with vectors
-  int tile_items; //!< `block_threads * items_per_thread`
+  int vector_items;     //!< items per vector load; 1 when the type is not loaded with vectors
+  int tile_items;       //!< `block_threads * items_per_thread`
   BlockReduceAlgorithm block_algorithm;
   int grain_items; //!< `block_threads * vector_items`: the unit the grid's ranges are balanced in
 };
@@ -109,15 +109,14 @@ FOLD_HOST_DEVICE constexpr TileShape
 make_tile_shape(const ReducePolicy& policy, int item_bytes, bool vectorizable, int accum_bytes = 4)
 {
   const int bytes_per_thread = policy.items_per_thread * 4;
-  const int vector_items =
-    (vectorizable && policy.vector_bytes % item_bytes == 0 && policy.vector_bytes > item_bytes)
-      ? policy.vector_bytes / item_bytes
-      : 1;
-  int items           = bytes_per_thread / item_bytes;
-  const int accum_cap = max_accumulator_bytes_per_thread / (accum_bytes > 0 ? accum_bytes : 1);
-  items               = items > accum_cap ? accum_cap : items;
-  items               = items < 1 ? 1 : items;
-  items     = (items + vector_items - 1) / vector_items * vector_items;
+  const int vector_items = (vectorizable && policy.vector_bytes % item_bytes == 0 && policy.vector_bytes > item_bytes)
+                               ? policy.vector_bytes / item_bytes
+                               : 1;
+  int items              = bytes_per_thread / item_bytes;
+  const int accum_cap    = max_accumulator_bytes_per_thread / (accum_bytes > 0 ? accum_bytes : 1);
+  items                  = items > accum_cap ? accum_cap : items;
+  items                  = items < 1 ? 1 : items;
+  items                  = (items + vector_items - 1) / vector_items * vector_items;
   return {policy.block_threads,
           items,
           vector_items,

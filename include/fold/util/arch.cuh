@@ -44,28 +44,35 @@ cudaError_t cached_per_device(DeviceCache& cache, int device, int& value, QueryT
 
 template <int = 0>
 __global__ void EmptyKernel()
-{}
+{
+}
 
 //! The PTX version (`__CUDA_ARCH__` spelling: 900 for sm_90) of the image loaded for the current device,
 //! `device`. This is what the kernels' `FOLD_ARCH` is, so host and device select the same policy.
 inline cudaError_t ptx_version(int device, int& version)
 {
   static DeviceCache cache;
-  return cached_per_device(cache, device, version, [](int& v) {
-    cudaFuncAttributes attributes{};
-    const cudaError_t error = cudaFuncGetAttributes(&attributes, EmptyKernel<>);
-    v                       = attributes.ptxVersion * 10;
-    return error;
-  });
+  return cached_per_device(cache,
+                           device,
+                           version,
+                           [](int& v)
+                           {
+                             cudaFuncAttributes attributes{};
+                             const cudaError_t error = cudaFuncGetAttributes(&attributes, EmptyKernel<>);
+                             v                       = attributes.ptxVersion * 10;
+                             return error;
+                           });
 }
 
 //! The number of streaming multiprocessors of `device`.
 inline cudaError_t sm_count(int device, int& count)
 {
   static DeviceCache cache;
-  return cached_per_device(cache, device, count, [device](int& v) {
-    return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device);
-  });
+  return cached_per_device(cache,
+                           device,
+                           count,
+                           [device](int& v)
+                           { return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device); });
 }
 
 } // namespace fold::detail

@@ -11,7 +11,7 @@
 //! or 0 in the host pass. Kernels select their policy with it; the host selects with the PTX version of the
 //! image the driver loaded. Both go through `fold::select_reduce_policy`, so they agree by construction.
 #if defined(__CUDA_ARCH__)
-#  define FOLD_ARCH __CUDA_ARCH__
+#define FOLD_ARCH __CUDA_ARCH__
 #else
-#  define FOLD_ARCH 0
+#define FOLD_ARCH 0
 #endif

@@ -78,8 +78,8 @@ struct Max
 struct ArgMin
 {
   template <typename K, typename V>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
-  operator()(const KeyValuePair<K, V>& a, const KeyValuePair<K, V>& b) const
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& a,
+                                                                            const KeyValuePair<K, V>& b) const
   {
     return (b.value < a.value || (!(a.value < b.value) && b.key < a.key)) ? b : a;
   }
@@ -89,8 +89,8 @@ struct ArgMin
 struct ArgMax
 {
   template <typename K, typename V>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
-  operator()(const KeyValuePair<K, V>& a, const KeyValuePair<K, V>& b) const
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& a,
+                                                                            const KeyValuePair<K, V>& b) const
   {
     return (a.value < b.value || (!(b.value < a.value) && b.key < a.key)) ? b : a;
   }
@@ -111,8 +111,8 @@ struct InOrder
 struct ArgMinInOrder
 {
   template <typename K, typename V>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
-  operator()(const KeyValuePair<K, V>& earlier, const KeyValuePair<K, V>& later) const
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& earlier,
+                                                                            const KeyValuePair<K, V>& later) const
   {
     return later.value < earlier.value ? later : earlier;
   }
@@ -121,8 +121,8 @@ struct ArgMinInOrder
 struct ArgMaxInOrder
 {
   template <typename K, typename V>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V>
-  operator()(const KeyValuePair<K, V>& earlier, const KeyValuePair<K, V>& later) const
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& earlier,
+                                                                            const KeyValuePair<K, V>& later) const
   {
     return earlier.value < later.value ? later : earlier;
   }

@@ -16,7 +16,7 @@ namespace fold
 //! True for the 16-bit floating-point types `__half` and `__nv_bfloat16`.
 template <typename T>
 inline constexpr bool is_16bit_float_v =
-  std::is_same_v<std::remove_cv_t<T>, __half> || std::is_same_v<std::remove_cv_t<T>, __nv_bfloat16>;
+    std::is_same_v<std::remove_cv_t<T>, __half> || std::is_same_v<std::remove_cv_t<T>, __nv_bfloat16>;
 
 //! True for the floating-point types fold knows: `float`, `double`, `__half`, `__nv_bfloat16`.
 template <typename T>
@@ -32,7 +32,8 @@ inline constexpr bool is_primitive_v = std::is_arithmetic_v<std::remove_cv_t<T>>
 //! Specialise it to `std::false_type` to force the shared-memory path for a type of your own.
 template <typename T>
 struct is_shuffleable : std::bool_constant<std::is_trivially_copyable_v<T> && sizeof(T) <= 32>
-{};
+{
+};
 
 template <typename T>
 inline constexpr bool is_shuffleable_v = is_shuffleable<T>::value;
@@ -46,13 +47,11 @@ using value_t = std::remove_cv_t<typename ::cuda::std::iterator_traits<IteratorT
 
 //! The value type of an output iterator, or `FallbackT` when it has none (`void`, as for many output iterators).
 template <typename IteratorT, typename FallbackT>
-using non_void_value_t =
-  std::conditional_t<std::is_void_v<value_t<IteratorT>>, FallbackT, value_t<IteratorT>>;
+using non_void_value_t = std::conditional_t<std::is_void_v<value_t<IteratorT>>, FallbackT, value_t<IteratorT>>;
 
 //! The accumulator of a reduction: what `op(init, item)` returns, as CUB defines it.
 template <typename ReductionOpT, typename InitT, typename ItemT>
-using accumulator_t =
-  std::decay_t<std::invoke_result_t<ReductionOpT, const InitT&, const ItemT&>>;
+using accumulator_t = std::decay_t<std::invoke_result_t<ReductionOpT, const InitT&, const ItemT&>>;
 
 //! The value a 16-bit float sums in: `float`; every other type sums in itself.
 template <typename T>
@@ -63,13 +62,13 @@ using sum_init_t = std::conditional_t<is_16bit_float_v<T>, float, T>;
 template <typename To, typename From>
 __host__ __device__ constexpr To convert(const From& x)
 {
-  if constexpr (is_16bit_float_v<From> && !is_16bit_float_v<To> && !std::is_same_v<To, float>
-                && std::is_arithmetic_v<To>)
+  if constexpr (is_16bit_float_v<From> && !is_16bit_float_v<To> && !std::is_same_v<To, float> &&
+                std::is_arithmetic_v<To>)
   {
     return static_cast<To>(static_cast<float>(x));
   }
-  else if constexpr (is_16bit_float_v<To> && !is_16bit_float_v<From> && !std::is_same_v<From, float>
-                     && std::is_arithmetic_v<From>)
+  else if constexpr (is_16bit_float_v<To> && !is_16bit_float_v<From> && !std::is_same_v<From, float> &&
+                     std::is_arithmetic_v<From>)
   {
     return To(static_cast<float>(x));
   }

@@ -29,7 +29,7 @@ FOLD_DEVICE FOLD_FORCEINLINE T shuffle_down(const T& value, int offset, int widt
       return __shfl_down_sync(0xffffffffu, value, offset, width);
     }
   }
-  constexpr int words = (sizeof(T) + 3) / 4;
+  constexpr int words        = (sizeof(T) + 3) / 4;
   unsigned int buffer[words] = {};
   std::memcpy(buffer, &value, sizeof(T));
 #pragma unroll
@@ -49,8 +49,8 @@ FOLD_DEVICE FOLD_FORCEINLINE T shuffle_down(const T& value, int offset, int widt
 template <typename T, int LogicalWarpThreads = 32>
 class WarpReduce
 {
-  static_assert(LogicalWarpThreads >= 1 && LogicalWarpThreads <= 32
-                  && (LogicalWarpThreads & (LogicalWarpThreads - 1)) == 0,
+  static_assert(LogicalWarpThreads >= 1 && LogicalWarpThreads <= 32 &&
+                    (LogicalWarpThreads & (LogicalWarpThreads - 1)) == 0,
                 "WarpReduce: LogicalWarpThreads must be a power of two from 1 to 32");
 
   static constexpr bool use_shuffles = is_shuffleable_v<T>;
@@ -60,7 +60,8 @@ class WarpReduce
     detail::Uninitialized<T, LogicalWarpThreads> values;
   };
   struct NoStorage
-  {};
+  {
+  };
 
 public:
   //! Shared memory the reduction needs: empty for shuffle-able types. One per logical warp.
@@ -69,7 +70,8 @@ public:
   FOLD_DEVICE FOLD_FORCEINLINE explicit WarpReduce(TempStorage& storage)
       : storage_(storage)
       , lane_(static_cast<int>(threadIdx.x) % LogicalWarpThreads)
-  {}
+  {
+  }
 
   //! The reduction of every lane's `value` in lane order. The result is valid in lane 0 of the logical warp.
   template <typename ReductionOpT>
