@@ -16,29 +16,41 @@ struct Twice
 };
 } // namespace
 
-TEST_CASE("plan: single tile up to one tile, single pass above unless two passes are asked for", "[dispatch]")
+TEST_CASE("plan: single tile up to one tile; beyond, single pass for small grids and two passes for large ones",
+          "[dispatch]")
 {
   using fold::detail::make_reduce_plan;
   using fold::detail::ReducePath;
-  const int tile = 4096, grain = 1024, max_grid = 132 * 8;
-  CHECK(make_reduce_plan<std::uint32_t>(0, tile, grain, max_grid, 4, 4).path == ReducePath::single_tile);
-  CHECK(make_reduce_plan<std::uint32_t>(1, tile, grain, max_grid, 4, 4).path == ReducePath::single_tile);
-  CHECK(make_reduce_plan<std::uint32_t>(tile, tile, grain, max_grid, 4, 4).path == ReducePath::single_tile);
-  const auto one = make_reduce_plan<std::uint32_t>(tile + 1, tile, grain, max_grid, 4, 4);
-  CHECK(one.path == ReducePath::single_pass);
-  CHECK(one.share.grid_size == 5); // 4097 items in grains of 1024
-  const auto two = make_reduce_plan<std::uint32_t>(tile + 1, tile, grain, max_grid, 4, 4, ReducePath::two_pass);
-  CHECK(two.path == ReducePath::two_pass);
-  CHECK(two.share.grid_size == one.share.grid_size);
-  const auto forced = make_reduce_plan<std::uint32_t>(100, tile, grain, max_grid, 4, 4, ReducePath::single_pass);
-  CHECK(forced.path == ReducePath::single_pass); // a forced path applies to small inputs too
-  CHECK(make_reduce_plan<std::uint32_t>(1 << 20, tile, grain, max_grid, 4, 4, ReducePath::single_tile).path ==
-        ReducePath::single_tile);
-  const auto big = make_reduce_plan<std::uint64_t>(1ull << 34, tile, grain, max_grid, 16, 8);
+  const int tile = 4096, grain = 1024, max_grid = 132 * 6, single_pass_max = 132;
+  auto plan = [&](std::uint64_t n, ReducePath path = ReducePath::automatic)
+  { return make_reduce_plan<std::uint64_t>(n, tile, grain, max_grid, single_pass_max, 4, 4, path); };
+  CHECK(plan(0).path == ReducePath::single_tile);
+  CHECK(plan(1).path == ReducePath::single_tile);
+  CHECK(plan(tile).path == ReducePath::single_tile);
+  CHECK(plan(tile).temp_storage_bytes == 1);
+
+  const auto just_over = plan(tile + 1);
+  CHECK(just_over.path == ReducePath::single_pass);
+  CHECK(just_over.share.grid_size == 1); // never more blocks than whole tiles
+  CHECK(plan(16 * tile).share.grid_size == 16);
+  CHECK(plan(16 * tile).path == ReducePath::single_pass);
+  CHECK(plan(std::uint64_t{single_pass_max} * tile).path == ReducePath::single_pass);
+  CHECK(plan(std::uint64_t{single_pass_max + 1} * tile).path == ReducePath::two_pass);
+
+  const auto big = plan(1ull << 34);
+  CHECK(big.path == ReducePath::two_pass);
   CHECK(big.share.grid_size == max_grid);
-  CHECK(big.partials_offset % 8 == 0);
+  CHECK(big.partials_offset % big.storage_align == 0);
   CHECK(big.partials_offset >= sizeof(fold::detail::Ticket)); // the ticket comes first
-  CHECK(big.temp_storage_bytes >= big.partials_offset + static_cast<std::size_t>(max_grid) * 16);
+  CHECK(big.temp_storage_bytes >= big.partials_offset + static_cast<std::size_t>(max_grid) * 4);
+
+  // A forced path is taken as it is, for small inputs too, with the same grid and storage.
+  CHECK(plan(100, ReducePath::single_pass).path == ReducePath::single_pass);
+  CHECK(plan(1 << 20, ReducePath::single_tile).path == ReducePath::single_tile);
+  const auto forced_two = plan(16 * tile, ReducePath::two_pass);
+  CHECK(forced_two.path == ReducePath::two_pass);
+  CHECK(forced_two.share.grid_size == plan(16 * tile).share.grid_size);
+  CHECK(forced_two.temp_storage_bytes == plan(16 * tile).temp_storage_bytes);
 }
 
 TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items grows", "[dispatch]")
@@ -56,7 +68,7 @@ TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items gro
         while (n < (1ull << 36))
         {
           const std::size_t align = accum_bytes % 8 ? 4 : 8;
-          const auto plan         = make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_grid, accum_bytes, align);
+          const auto plan = make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_grid, 132, accum_bytes, align);
           INFO("tile " << tile << ", max grid " << max_grid << ", n " << n);
           REQUIRE(plan.temp_storage_bytes > 0);
           REQUIRE(plan.temp_storage_bytes >= previous);

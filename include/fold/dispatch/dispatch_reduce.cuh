@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The dispatch: validates the arguments, picks the policy for the device, sizes the temporary storage, picks
-//! the kernel path (single tile, or two passes over an even share of tiles) and launches on the caller's
-//! stream. It never synchronises, allocates, prints or throws.
+//! The dispatch: validates the arguments, picks the policy for the device, makes the plan (the kernel path, the
+//! grid, the temporary storage) and launches on the caller's stream. It never synchronises, allocates, prints
+//! or throws.
 #pragma once
 
 #include <fold/dispatch/kernels_reduce.cuh>
@@ -38,36 +38,48 @@ struct ReducePlan
 {
   ReducePath path;
   GridEvenShare<OffsetT> share;   //!< the grid of pass 1 (single-pass and two-pass)
-  std::size_t partials_offset;    //!< where the partials start in the (aligned) temporary storage
+  std::size_t storage_align;      //!< the temporary storage is used from this alignment on
+  std::size_t partials_offset;    //!< where the partials start, after the ticket
   std::size_t temp_storage_bytes; //!< never 0: a zero-byte allocation could come back null, which means "query"
 };
 
-//! The plan for `num_items` items with tiles of `tile_items`, ranges balanced in grains of `grain_items`, at most
-//! `max_grid_size` blocks, and partials of `partial_bytes` aligned to `partial_align`. `automatic`: a single
-//! tile up to one tile, single-pass beyond; any other `path` is taken as it is. The temporary storage holds the
-//! single-pass ticket, then the partials; it grows with `num_items` and never shrinks.
+//! The plan for `num_items` items with tiles of `tile_items`, ranges balanced in grains of `grain_items`, and
+//! partials of `partial_bytes` aligned to `partial_align`.
+//!
+//! `automatic`: a single tile up to one tile; beyond it, pass 1 over at most `max_grid_size` blocks and never
+//! more blocks than whole tiles, in one launch (single-pass) while that is at most `single_pass_max_blocks`
+//! blocks, in two launches beyond. Any other `path` is taken as it is. The temporary storage holds the ticket,
+//! then the partials; it grows with `num_items` and never shrinks.
 template <typename OffsetT>
 constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
                                                int tile_items,
                                                int grain_items,
                                                int max_grid_size,
+                                               int single_pass_max_blocks,
                                                std::size_t partial_bytes,
                                                std::size_t partial_align,
                                                ReducePath path = ReducePath::automatic)
 {
+  if (path == ReducePath::single_tile ||
+      (path == ReducePath::automatic && num_items <= static_cast<OffsetT>(tile_items)))
+  {
+    return {ReducePath::single_tile, {}, 1, 0, 1};
+  }
+  // At least one whole tile per block: more, smaller blocks only add block lifetimes and partials.
+  const OffsetT whole_tiles = num_items / static_cast<OffsetT>(tile_items);
+  if (whole_tiles < static_cast<OffsetT>(max_grid_size))
+  {
+    max_grid_size = whole_tiles > 0 ? static_cast<int>(whole_tiles) : 1;
+  }
+  const auto share = GridEvenShare<OffsetT>::make(num_items, grain_items, max_grid_size);
   if (path == ReducePath::automatic)
   {
-    path = num_items <= static_cast<OffsetT>(tile_items) ? ReducePath::single_tile : ReducePath::single_pass;
+    path = share.grid_size <= single_pass_max_blocks ? ReducePath::single_pass : ReducePath::two_pass;
   }
-  if (path == ReducePath::single_tile)
-  {
-    return {ReducePath::single_tile, {}, 0, 1};
-  }
-  const auto share        = GridEvenShare<OffsetT>::make(num_items, grain_items, max_grid_size);
   const std::size_t align = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
   const std::size_t start = (sizeof(Ticket) + align - 1) / align * align;
   // The storage is aligned inside the caller's allocation, which may itself be less aligned.
-  return {path, share, start, align - 1 + start + static_cast<std::size_t>(share.grid_size) * partial_bytes};
+  return {path, share, align, start, align - 1 + start + static_cast<std::size_t>(share.grid_size) * partial_bytes};
 }
 
 //! A test hook: forces the path and caps the grid of the calls made on this host thread. Not for production use.
@@ -215,25 +227,20 @@ struct DispatchReduce
                                : input_mib < policy.one_wave_max_mib ? 1
                                                                      : policy.oversubscription;
       max_grid_size          = blocks_per_sm * sms * waves;
-      // At least one whole tile per block: more, smaller blocks only add block lifetimes and partials.
-      const OffsetT whole_tiles = num_items / static_cast<OffsetT>(shape.tile_items);
-      if (whole_tiles < static_cast<OffsetT>(max_grid_size))
-      {
-        max_grid_size = whole_tiles > 0 ? static_cast<int>(whole_tiles) : 1;
-      }
       if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
       {
         max_grid_size = forced.max_grid_size;
       }
       single_pass_max_blocks = sms * policy.single_pass_blocks_per_sm;
     }
-    ReducePlan<OffsetT> plan = make_reduce_plan(
-        num_items, shape.tile_items, shape.grain_items, max_grid_size, sizeof(AccumT), alignof(AccumT), forced.path);
-    if (forced.path == ReducePath::automatic && plan.path == ReducePath::single_pass &&
-        plan.share.grid_size > single_pass_max_blocks)
-    {
-      plan.path = ReducePath::two_pass; // same storage, same partials: only the kernels differ
-    }
+    const ReducePlan<OffsetT> plan = make_reduce_plan(num_items,
+                                                      shape.tile_items,
+                                                      shape.grain_items,
+                                                      max_grid_size,
+                                                      single_pass_max_blocks,
+                                                      sizeof(AccumT),
+                                                      alignof(AccumT),
+                                                      forced.path);
 
     if (d_temp_storage == nullptr)
     {
@@ -249,7 +256,7 @@ struct DispatchReduce
     {
       return launch(single_tile_kernel, 1, shape.block_threads, stream, in, out, num_items, op, init, transform);
     }
-    void* base       = align_up(d_temp_storage, alignof(AccumT) > alignof(Ticket) ? alignof(AccumT) : alignof(Ticket));
+    void* base       = align_up(d_temp_storage, plan.storage_align);
     auto* ticket     = static_cast<Ticket*>(base);
     AccumT* partials = reinterpret_cast<AccumT*>(static_cast<char*>(base) + plan.partials_offset);
     if (plan.path == ReducePath::single_pass)
@@ -276,7 +283,7 @@ struct DispatchReduce
     }
     return launch(partials_kernel,
                   1,
-                  reduce_tile_shape<AccumT*, AccumT>(arch).block_threads,
+                  shape.block_threads, // every tile shape of a policy has its block size
                   stream,
                   partials,
                   out,
