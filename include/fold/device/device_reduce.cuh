@@ -101,16 +101,7 @@ struct DeviceReduce
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
-    using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
-    return detail::reduce<AccumT>(d_temp_storage,
-                                  temp_storage_bytes,
-                                  d_in,
-                                  d_out,
-                                  num_items,
-                                  fold::Sum{},
-                                  detail::InitialValue<InitT>{InitT{}},
-                                  detail::CastTo<AccumT>{},
-                                  stream);
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Sum{}, InitT{}, stream);
   }
 
   //! The smallest item by `<`, written to `*d_out`; for empty input the identity of min: +infinity for
@@ -124,14 +115,14 @@ struct DeviceReduce
                          cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return Extremum(d_temp_storage,
-                    temp_storage_bytes,
-                    d_in,
-                    d_out,
-                    num_items,
-                    fold::Min{},
-                    detail::min_identity<InputT>(),
-                    stream);
+    return Reduce(d_temp_storage,
+                  temp_storage_bytes,
+                  d_in,
+                  d_out,
+                  num_items,
+                  fold::Min{},
+                  detail::min_identity<InputT>(),
+                  stream);
   }
 
   //! The largest item by `<`, written to `*d_out`; for empty input the identity of max: -infinity for
@@ -145,14 +136,14 @@ struct DeviceReduce
                          cudaStream_t stream = 0)
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return Extremum(d_temp_storage,
-                    temp_storage_bytes,
-                    d_in,
-                    d_out,
-                    num_items,
-                    fold::Max{},
-                    detail::max_identity<InputT>(),
-                    stream);
+    return Reduce(d_temp_storage,
+                  temp_storage_bytes,
+                  d_in,
+                  d_out,
+                  num_items,
+                  fold::Max{},
+                  detail::max_identity<InputT>(),
+                  stream);
   }
 
   //! The smallest item by `<` to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
@@ -252,28 +243,6 @@ struct DeviceReduce
   }
 
 private:
-  // Min and Max: the input type is the accumulator, and the identity the initial value.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename ReductionOpT, typename T>
-  static cudaError_t Extremum(void* d_temp_storage,
-                              std::size_t& temp_storage_bytes,
-                              InputIteratorT d_in,
-                              OutputIteratorT d_out,
-                              NumItemsT num_items,
-                              ReductionOpT op,
-                              T identity,
-                              cudaStream_t stream)
-  {
-    return detail::reduce<T>(d_temp_storage,
-                             temp_storage_bytes,
-                             d_in,
-                             d_out,
-                             num_items,
-                             op,
-                             detail::InitialValue<T>{identity},
-                             detail::CastTo<T>{},
-                             stream);
-  }
-
   // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
   template <typename InputIteratorT,
             typename ExtremumOutIteratorT,
