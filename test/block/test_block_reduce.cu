@@ -2,6 +2,7 @@
 // BlockReduce: each algorithm at several block sizes, full and partial blocks. The order-keeping algorithms
 // are checked with a non-commutative operator against a sequential host fold; all three with exact sums.
 #include <fold/block/block_reduce.cuh>
+#include <fold/util/operators.cuh>
 
 #include "ops_util.cuh"
 #include "test_util.cuh"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // WarpReduce: every logical warp width, full and partial warps, shuffled and shared-memory types, and a
 // non-commutative operator against a sequential host fold.
+#include <fold/util/operators.cuh>
 #include <fold/warp/warp_reduce.cuh>
 
 #include "ops_util.cuh"

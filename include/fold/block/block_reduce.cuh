@@ -7,7 +7,6 @@
 #include <fold/block/block_reduce_warp_reductions.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
-#include <fold/util/operators.cuh>
 
 #include <type_traits>
 
@@ -56,9 +55,6 @@ public:
   {
     return impl_.Reduce(value, op, num_valid);
   }
-
-  //! `Reduce(value, fold::Sum{})`.
-  FOLD_DEVICE FOLD_FORCEINLINE T Sum(T value) { return static_cast<T>(impl_.Reduce(value, fold::Sum{}, BlockThreads)); }
 
 private:
   Impl impl_;

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <fold/util/macros.cuh>
-#include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
 
@@ -117,12 +116,6 @@ public:
       __syncwarp(); // the storage may be reused as soon as this returns
       return result;
     }
-  }
-
-  //! `Reduce(value, fold::Sum{})`.
-  FOLD_DEVICE FOLD_FORCEINLINE T Sum(T value)
-  {
-    return static_cast<T>(Reduce(value, fold::Sum{}));
   }
 
 private:
