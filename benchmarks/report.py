@@ -225,7 +225,7 @@ def summary(path, baseline=None, out=sys.stdout):
     for n in sorted({r["n"] for r in core}):
         v = sorted(1 / r["fold_over_cub"] for r in core if r["n"] == n and r["mode"] == "stream")
         w("  %-5s %.2f %.2f %.2f\n" % (size_label(n), v[0], v[len(v) // 2], v[-1]))
-    w("%% of the datasheet peak, back to back, fold (cub):\n")
+    w("% of the datasheet peak, back to back, fold (cub):\n")
     for n in [x for x in sorted({r["n"] for r in core}) if x >= 1 << 26]:
         for t in CORE_TYPES:
             cells = ["%s %.1f (%.1f)" % (r["op"], 100 * r["fold_peak_frac"], 100 * r["cub_peak_frac"])
