@@ -12,7 +12,9 @@
 //
 //   fold-bench                      a default subset (under a minute) and a compact table
 //   fold-bench --full               the whole matrix: int8 int32 int64 float double half bfloat16 x
-//                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream
+//                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream, and for
+//                                   int32 float double: CustomC (Custom declared commutative) and SumG2G
+//                                   (Sum with fold::gpu_to_gpu)
 //   fold-bench --verbose            Google Benchmark's own console output as well
 //   fold-bench --commit=<hash>      recorded in the JSON context (also from $FOLD_COMMIT)
 //   fold-bench --sweep              the tuning sweep behind the sm_90 policy: fold's time with pass 1's grid at
@@ -41,7 +43,9 @@ enum class Op
   sum,
   min,
   argmax,
-  custom
+  custom,             //!< a user operator: fold keeps the items' order
+  custom_commutative, //!< the same operator declared commutative (fold::commutative): fold's fast path
+  sum_gpu_to_gpu,     //!< Sum with fold::gpu_to_gpu (cub: its default Sum)
 };
 const char* op_name(Op op)
 {
@@ -53,8 +57,12 @@ const char* op_name(Op op)
     return "Min";
   case Op::argmax:
     return "ArgMax";
-  default:
+  case Op::custom:
     return "Custom";
+  case Op::custom_commutative:
+    return "CustomC";
+  default:
+    return "SumG2G";
   }
 }
 
@@ -64,7 +72,8 @@ enum class Mode
   stream
 };
 
-//! A user operator neither library knows: both take their generic path.
+//! A user operator neither library knows: both take their generic path (fold's keeps the order of the items
+//! unless the operator is declared commutative).
 struct CustomSum
 {
   template <typename T>
@@ -166,15 +175,19 @@ private:
       return fold::DeviceReduce::Min(temp, bytes, in, out_, n_, stream);
     else if constexpr (O == Op::argmax)
       return fold::DeviceReduce::ArgMax(temp, bytes, in, out_, index_, n_, stream);
-    else
+    else if constexpr (O == Op::custom)
       return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream);
+    else if constexpr (O == Op::custom_commutative)
+      return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, fold::commutative(CustomSum{}), T{}, stream);
+    else
+      return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream, fold::gpu_to_gpu);
   }
 
   cudaError_t cub_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream)
   {
     const T* in  = input(slice);
     const auto n = static_cast<std::int64_t>(n_);
-    if constexpr (O == Op::sum)
+    if constexpr (O == Op::sum || O == Op::sum_gpu_to_gpu)
       return cub::DeviceReduce::Sum(temp, bytes, in, out_ + 1, n, stream);
     else if constexpr (O == Op::min)
       return cub::DeviceReduce::Min(temp, bytes, in, out_ + 1, n, stream);
@@ -311,6 +324,12 @@ void register_type(const std::vector<Op>& ops, const std::vector<std::size_t>& s
           break;
         case Op::custom:
           register_case<T, Op::custom>(n, mode);
+          break;
+        case Op::custom_commutative:
+          register_case<T, Op::custom_commutative>(n, mode);
+          break;
+        case Op::sum_gpu_to_gpu:
+          register_case<T, Op::sum_gpu_to_gpu>(n, mode);
           break;
         }
       }
@@ -525,11 +544,16 @@ int main(int argc, char** argv)
     register_type<double>(ops, sizes);
     register_type<__half>(ops, sizes);
     register_type<__nv_bfloat16>(ops, sizes);
+    // The order-preserving path against the same operator declared commutative, and gpu_to_gpu.
+    const std::vector<Op> modes{Op::custom_commutative, Op::sum_gpu_to_gpu};
+    register_type<std::int32_t>(modes, sizes);
+    register_type<float>(modes, sizes);
+    register_type<double>(modes, sizes);
   }
   else
   {
     sizes.pop_back(); // 2^30 is in the full matrix only
-    register_type<float>({Op::sum, Op::argmax}, sizes);
+    register_type<float>({Op::sum, Op::argmax, Op::custom, Op::custom_commutative, Op::sum_gpu_to_gpu}, sizes);
     register_type<std::int32_t>({Op::sum}, sizes);
     register_type<__half>({Op::sum}, sizes);
   }

@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 
 TYPES = ["int8", "int32", "int64", "float", "double", "half", "bfloat16"]
-OPS = ["Sum", "Min", "ArgMax", "Custom"]
+OPS = ["Sum", "Min", "ArgMax", "Custom", "CustomC", "SumG2G"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -87,7 +87,8 @@ def plot(path, png):
     cols = 4 if len(types) > 4 else len(types)
     nrows = math.ceil(len(types) / cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.4 * nrows), squeeze=False, sharey=True)
-    colors = {"Sum": "tab:blue", "Min": "tab:green", "ArgMax": "tab:red", "Custom": "tab:purple"}
+    colors = {"Sum": "tab:blue", "Min": "tab:green", "ArgMax": "tab:red", "Custom": "tab:purple",
+              "CustomC": "tab:brown", "SumG2G": "tab:cyan"}
     ceiling, peak = float(context["ceiling_GBps"]), float(context["peak_GBps"])
     for ax, t in zip(axes.flat, types):
         for op in OPS:
@@ -231,6 +232,23 @@ def summary(path, baseline=None, out=sys.stdout):
             cells = ["%s %.1f (%.1f)" % (r["op"], 100 * r["fold_peak_frac"], 100 * r["cub_peak_frac"])
                      for r in core if r["n"] == n and r["type"] == t and r["mode"] == "stream"]
             w("  %-5s %-7s %s\n" % (size_label(n), t, ", ".join(cells)))
+    modes(rows, w)
+
+
+def modes(rows, w):
+    """Throughput of fold's order-preserving path (Custom) over the same operator declared commutative
+    (CustomC), and of gpu_to_gpu (SumG2G) over the default Sum: time ratios inverted, back to back."""
+    by = {(r["op"], r["type"], r["n"], r["mode"]): r for r in rows}
+    for slow, fast, what in [("Custom", "CustomC", "order-preserving / commutative"),
+                             ("SumG2G", "Sum", "gpu_to_gpu / default")]:
+        keys = sorted(k for k in by if k[0] == slow and (fast, k[1], k[2], k[3]) in by and k[3] == "stream")
+        if not keys:
+            continue
+        w("throughput %s, back to back (fold's %s time / %s time, inverted):\n" % (what, fast, slow))
+        for t in sorted({k[1] for k in keys}, key=TYPES.index):
+            cells = ["%s %.3f" % (size_label(k[2]), by[(fast, t, k[2], "stream")]["fold_us"] / by[k]["fold_us"])
+                     for k in keys if k[1] == t]
+            w("  %-7s %s\n" % (t, ", ".join(cells)))
 
 
 def main():

@@ -29,6 +29,18 @@ inline int sm_count()
   return sms;
 }
 
+//! Forces the dispatch of this host thread (path, grid cap, waves) for the lifetime of the object.
+struct ForceDispatch
+{
+  explicit ForceDispatch(fold::detail::ReducePath path, int max_grid = 0, int waves = 0)
+  {
+    fold::detail::dispatch_override = {path, max_grid, waves};
+  }
+  ~ForceDispatch() { fold::detail::dispatch_override = {}; }
+  ForceDispatch(const ForceDispatch&)            = delete;
+  ForceDispatch& operator=(const ForceDispatch&) = delete;
+};
+
 //! Unit roundoff of `T`.
 template <typename T>
 double unit_roundoff()

@@ -16,12 +16,7 @@ namespace
 {
 using fold::detail::ReducePath;
 
-//! Forces the dispatch of this thread for the lifetime of the object.
-struct ForcePath
-{
-  explicit ForcePath(ReducePath path, int max_grid = 0) { fold::detail::dispatch_override = {path, max_grid}; }
-  ~ForcePath() { fold::detail::dispatch_override = {}; }
-};
+using ForcePath = fold_test::ForceDispatch;
 
 template <typename T>
 T sum_with(ReducePath path, int max_grid, const T* d_in, std::size_t n)

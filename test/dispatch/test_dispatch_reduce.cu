@@ -23,7 +23,7 @@ TEST_CASE("plan: single tile up to one tile; beyond, single pass for small grids
   using fold::detail::ReducePath;
   const int tile = 4096, grain = 1024, max_grid = 132 * 6, single_pass_max = 132;
   auto plan = [&](std::uint64_t n, ReducePath path = ReducePath::automatic)
-  { return make_reduce_plan<std::uint64_t>(n, tile, grain, max_grid, single_pass_max, 4, 4, path); };
+  { return make_reduce_plan<std::uint64_t>(n, tile, grain, 0, max_grid, single_pass_max, 4, 4, path); };
   CHECK(plan(0).path == ReducePath::single_tile);
   CHECK(plan(1).path == ReducePath::single_tile);
   CHECK(plan(tile).path == ReducePath::single_tile);
@@ -43,6 +43,7 @@ TEST_CASE("plan: single tile up to one tile; beyond, single pass for small grids
   CHECK(big.partials_offset % big.storage_align == 0);
   CHECK(big.partials_offset >= sizeof(fold::detail::Ticket)); // the ticket comes first
   CHECK(big.temp_storage_bytes >= big.partials_offset + static_cast<std::size_t>(max_grid) * 4);
+  CHECK(big.partials == max_grid); // exact: one partial per block
 
   // A forced path is taken as it is, for small inputs too, with the same grid and storage.
   CHECK(plan(100, ReducePath::single_pass).path == ReducePath::single_pass);
@@ -53,6 +54,58 @@ TEST_CASE("plan: single tile up to one tile; beyond, single pass for small grids
   CHECK(forced_two.temp_storage_bytes == plan(16 * tile).temp_storage_bytes);
 }
 
+TEST_CASE("plan: inexact reductions are cut into units that depend on num_items and the tile only", "[dispatch]")
+{
+  using fold::detail::make_reduce_plan;
+  using fold::detail::ReducePath;
+  const int tile = 4096, max_units = 1024;
+  fold_test::Random random{11};
+  for (int i = 0; i < 300; ++i)
+  {
+    const std::uint64_t n = tile + 1 + random.next() % (1ull << (14 + i % 24));
+    INFO("n " << n);
+    const auto reference = make_reduce_plan<std::uint64_t>(n, tile, 1024, max_units, 100000, 132, 4, 4);
+    const std::uint64_t unit = reference.share.grain_items;
+    const std::uint64_t tiles = (n + tile - 1) / tile;
+    // Whole tiles, a power of two of them, the fewest that give at most max_units units.
+    REQUIRE(unit % tile == 0);
+    const std::uint64_t k = unit / tile;
+    REQUIRE((k & (k - 1)) == 0);
+    REQUIRE(reference.partials == static_cast<int>((n + unit - 1) / unit));
+    REQUIRE(reference.partials <= max_units);
+    if (k > 1)
+    {
+      REQUIRE((tiles + k / 2 - 1) / (k / 2) > static_cast<std::uint64_t>(max_units));
+    }
+    for (int max_grid : {1, 3, 132, 792, 5000})
+    {
+      for (ReducePath path : {ReducePath::single_pass, ReducePath::two_pass})
+      {
+        const auto plan = make_reduce_plan<std::uint64_t>(n, tile, 1024, max_units, max_grid, 132, 4, 4, path);
+        INFO("max grid " << max_grid);
+        CHECK(plan.share.grain_items == unit); // the same units whatever the grid
+        CHECK(plan.partials == reference.partials);
+        CHECK(plan.share.grid_size == std::min<std::int64_t>(max_grid, reference.partials));
+        // Every block's range is whole units, and together they cover the input in order.
+        std::uint64_t next = 0;
+        for (int b = 0; b < plan.share.grid_size; b += 1 + plan.share.grid_size / 50)
+        {
+          const auto grains = plan.share.block_grains(b);
+          CHECK(grains.begin < grains.end);
+          CHECK(plan.share.block_range(b).begin == grains.begin * unit);
+        }
+        for (int b = 0; b < plan.share.grid_size; ++b)
+        {
+          const auto range = plan.share.block_range(b);
+          REQUIRE(range.begin == next);
+          next = range.end;
+        }
+        CHECK(next == n);
+      }
+    }
+  }
+}
+
 TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items grows", "[dispatch]")
 {
   using fold::detail::make_reduce_plan;
@@ -61,23 +114,28 @@ TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items gro
   {
     for (int max_grid : {1, 7, 132, 5280})
     {
-      for (std::size_t accum_bytes : {1u, 4u, 12u, 16u})
+      for (int max_units : {0, 100, 16384})
       {
-        std::size_t previous = 0;
-        std::uint64_t n      = 0;
-        while (n < (1ull << 36))
+        for (std::size_t accum_bytes : {1u, 4u, 12u, 16u})
         {
-          const std::size_t align = accum_bytes % 8 ? 4 : 8;
-          const auto plan = make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_grid, 132, accum_bytes, align);
-          INFO("tile " << tile << ", max grid " << max_grid << ", n " << n);
-          REQUIRE(plan.temp_storage_bytes > 0);
-          REQUIRE(plan.temp_storage_bytes >= previous);
-          if (plan.path != fold::detail::ReducePath::single_tile)
+          std::size_t previous = 0;
+          std::uint64_t n      = 0;
+          while (n < (1ull << 36))
           {
-            REQUIRE(plan.temp_storage_bytes >= plan.partials_offset + plan.share.grid_size * accum_bytes);
+            const std::size_t align = accum_bytes % 8 ? 4 : 8;
+            const auto plan         = make_reduce_plan<std::uint64_t>(
+                n, tile, tile / 4, max_units, max_grid, 132, accum_bytes, align);
+            INFO("tile " << tile << ", max grid " << max_grid << ", max units " << max_units << ", n " << n);
+            REQUIRE(plan.temp_storage_bytes > 0);
+            REQUIRE(plan.temp_storage_bytes >= previous);
+            if (plan.path != fold::detail::ReducePath::single_tile)
+            {
+              REQUIRE(plan.temp_storage_bytes >= plan.partials_offset + plan.partials * accum_bytes);
+              REQUIRE(plan.partials_offset % 16 == 0); // vector-aligned partials
+            }
+            previous = plan.temp_storage_bytes;
+            n += 1 + random.next() % (n / 3 + 2);
           }
-          previous = plan.temp_storage_bytes;
-          n += 1 + random.next() % (n / 3 + 2);
         }
       }
     }

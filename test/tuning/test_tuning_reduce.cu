@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace
@@ -14,7 +15,8 @@ bool same_policy(const fold::ReducePolicy& a, const fold::ReducePolicy& b)
   return a.block_threads == b.block_threads && a.items_per_thread == b.items_per_thread &&
          a.vector_bytes == b.vector_bytes && a.block_algorithm == b.block_algorithm &&
          a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription &&
-         a.one_wave_max_mib == b.one_wave_max_mib && a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm;
+         a.one_wave_max_mib == b.one_wave_max_mib && a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm &&
+         a.max_units == b.max_units;
 }
 } // namespace
 
@@ -45,7 +47,42 @@ TEST_CASE("every policy is a valid kernel shape", "[tuning]")
     CHECK(p.oversubscription >= 1);
     CHECK(p.one_wave_max_mib >= 0);
     CHECK(p.single_pass_blocks_per_sm >= 0);
+    CHECK(p.max_units >= 1);
   }
+}
+
+TEST_CASE("gpu_to_gpu: every architecture gets the canonical tree and keeps its own launch fields", "[tuning]")
+{
+  constexpr auto chain = fold::reduce_policy_chain();
+  for (const auto& entry : chain.entries)
+  {
+    INFO("arch " << entry.arch);
+    const fold::ReducePolicy own       = entry.policy;
+    const fold::ReducePolicy canonical = fold::CanonicalTuning<>::policy(entry.arch);
+    CHECK(canonical.block_threads == fold::canonical_tree.block_threads);
+    CHECK(canonical.items_per_thread == fold::canonical_tree.items_per_thread);
+    CHECK(canonical.vector_bytes == fold::canonical_tree.vector_bytes);
+    CHECK(canonical.block_algorithm == fold::canonical_tree.block_algorithm);
+    CHECK(canonical.max_units == fold::canonical_tree.max_units);
+    CHECK(canonical.oversubscription == own.oversubscription);
+    CHECK(canonical.one_wave_max_mib == own.one_wave_max_mib);
+    CHECK(canonical.single_pass_blocks_per_sm == own.single_pass_blocks_per_sm);
+    CHECK(canonical.min_blocks_per_sm * canonical.block_threads ==
+          std::max(own.min_blocks_per_sm * own.block_threads, canonical.block_threads));
+  }
+  // And a tuning whose own tile differs gets the canonical one all the same.
+  struct Odd
+  {
+    __host__ __device__ static constexpr fold::ReducePolicy policy(int)
+    {
+      return {512, 7, 8, fold::BlockReduceAlgorithm::raking, 2, 3, 0, 1, 99};
+    }
+  };
+  constexpr auto odd = fold::CanonicalTuning<Odd>::policy(900);
+  CHECK(odd.block_threads == fold::canonical_tree.block_threads);
+  CHECK(odd.items_per_thread == fold::canonical_tree.items_per_thread);
+  CHECK(odd.min_blocks_per_sm == 4);
+  CHECK(odd.max_units == fold::canonical_tree.max_units);
 }
 
 TEST_CASE("the selector picks the highest entry not above the architecture", "[tuning]")

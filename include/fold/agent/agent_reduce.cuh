@@ -1,10 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! AgentReduce: one thread block reduces a contiguous range of items, tile by tile. Full tiles are loaded whole
-//! into registers before they are reduced (16-byte vectors when the input is an aligned raw pointer of a
-//! primitive type, plain loads otherwise); the last tile of the range may be partial: it is loaded in whole
-//! vectors as far as they go, then item by item, guarded. The item transform (`(item, global index) ->
-//! accumulator`) is applied as the items are loaded. Each thread meets its items in increasing index order.
+//! AgentReduce: one thread block reduces a contiguous range of items, tile by tile, along a tree that depends
+//! only on the tile shape and the length of the range.
+//!
+//! A tile is cut into slots of `VectorItems` consecutive items. Which thread takes which slot depends on the
+//! operator:
+//! - commutative (`is_commutative`): thread `t` takes slots `t, t + BlockThreads, ...` (coalesced), folds them
+//!   across all the tiles of the range, and the block reduces once at the end;
+//! - otherwise (order-preserving): thread `t` takes slots `t * V, ..., t * V + V - 1` with `V` slots per
+//!   thread: one contiguous run of `ItemsPerThread` items. Each tile is block-reduced in thread order, and
+//!   thread 0 folds the tiles' results in tile order, so the result is `x[begin] op ... op x[end - 1]`.
+//!
+//! A slot is one 16-byte vector load when the input is a raw pointer of a primitive type and `in + begin` is
+//! aligned, and `VectorItems` single loads otherwise: the same items go to the same threads either way, so the
+//! result does not depend on the input's alignment. Full tiles are loaded whole into registers before they are
+//! folded; the last tile of the range may be partial (whole slots, then the items after the last whole slot,
+//! guarded). The item transform (`(item, global index) -> accumulator`) is applied as the items are loaded.
+//! Each thread meets its items in increasing index order.
 #pragma once
 
 #include <fold/block/block_reduce.cuh>
@@ -24,12 +36,12 @@ template <typename InputIteratorT>
 inline constexpr bool is_vectorizable_input_v =
     std::is_pointer_v<InputIteratorT>&& is_primitive_v<detail::value_t<InputIteratorT>>;
 
-//! The tile shape the reduction kernels use on architecture `arch` for input read through `InputIteratorT` and
-//! reduced in `AccumT`.
-template <typename InputIteratorT, typename AccumT = detail::value_t<InputIteratorT>>
+//! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
+//! `InputIteratorT` and reduced in `AccumT`.
+template <typename InputIteratorT, typename AccumT = detail::value_t<InputIteratorT>, typename TuningT = DefaultTuning>
 FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 {
-  return make_tile_shape(select_reduce_policy(arch),
+  return make_tile_shape(TuningT::policy(arch),
                          static_cast<int>(sizeof(detail::value_t<InputIteratorT>)),
                          is_vectorizable_input_v<InputIteratorT>,
                          static_cast<int>(sizeof(AccumT)));
@@ -49,11 +61,16 @@ template <int BlockThreads,
           typename TransformOpT>
 class AgentReduce
 {
-  using InputT       = detail::value_t<InputIteratorT>;
-  using BlockReduceT = BlockReduce<AccumT, BlockThreads, Algorithm>;
+  using InputT = detail::value_t<InputIteratorT>;
+
+  //! Whether the items must be combined in index order: any operator not declared commutative.
+  static constexpr bool ordered = !is_commutative_v<ReductionOpT>;
+  static constexpr BlockReduceAlgorithm algorithm =
+      ordered && Algorithm == BlockReduceAlgorithm::raking_commutative_only ? BlockReduceAlgorithm::raking : Algorithm;
+  using BlockReduceT = BlockReduce<AccumT, BlockThreads, algorithm>;
 
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
-  static constexpr int vectors    = ItemsPerThread / VectorItems;
+  static constexpr int vectors    = ItemsPerThread / VectorItems; //!< slots per thread per tile
   static_assert(ItemsPerThread % VectorItems == 0, "AgentReduce: ItemsPerThread must be a multiple of VectorItems");
   static_assert(VectorItems == 1 || is_vectorizable_input_v<InputIteratorT>,
                 "AgentReduce: vector loads need a raw pointer to a primitive type");
@@ -76,8 +93,9 @@ public:
   {
   }
 
-  //! The reduction of items `[begin, end)` (`begin < end`), in a thread order that is the same on every run.
-  //! Vector loads are used when `in + begin` is aligned to a vector. Valid in thread 0.
+  //! The reduction of items `[begin, end)` (`begin < end`), valid in thread 0. The tree depends only on the
+  //! tile shape, the operator's commutativity and `end - begin`. The block's shared storage may be reused after
+  //! a `__syncthreads()`.
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeRange(OffsetT begin, OffsetT end)
   {
     if constexpr (VectorItems > 1)
@@ -92,27 +110,86 @@ public:
   }
 
 private:
+  //! The slot thread `tid` takes as its `v`-th of a full tile.
+  FOLD_DEVICE FOLD_FORCEINLINE static constexpr int slot_of(int tid, int v)
+  {
+    return ordered ? tid * vectors + v : v * BlockThreads + tid;
+  }
+
+  //! Items `[tile_base + slot * VectorItems, ... + VectorItems)`: one vector load, or one load per item.
+  template <bool Vectorized>
+  FOLD_DEVICE FOLD_FORCEINLINE Vector LoadSlot(OffsetT tile_base, int slot) const
+  {
+    if constexpr (Vectorized)
+    {
+      return reinterpret_cast<const Vector*>(in_ + tile_base)[slot];
+    }
+    else
+    {
+      Vector loaded;
+#pragma unroll
+      for (int j = 0; j < VectorItems; ++j)
+      {
+        loaded.items[j] = in_[tile_base + static_cast<OffsetT>(slot * VectorItems + j)];
+      }
+      return loaded;
+    }
+  }
+
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTiles(OffsetT begin, OffsetT end)
   {
-    AccumT thread_aggregate{};
-    if (end - begin < static_cast<OffsetT>(tile_items))
+    if constexpr (ordered)
     {
-      const int valid = ConsumePartialTile<true, Vectorized>(begin, static_cast<int>(end - begin), thread_aggregate);
-      return BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+      // Each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order.
+      AccumT total{};
+      for (OffsetT tile_base = begin;; tile_base += tile_items)
+      {
+        const OffsetT left = end - tile_base;
+        AccumT thread_aggregate{};
+        int valid = BlockThreads;
+        if (left >= static_cast<OffsetT>(tile_items))
+        {
+          ConsumeFullTile<true, Vectorized>(tile_base, thread_aggregate);
+        }
+        else
+        {
+          valid = ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(left), thread_aggregate);
+        }
+        const AccumT tile_aggregate = BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+        if (threadIdx.x == 0)
+        {
+          total = tile_base == begin ? tile_aggregate : op_(total, tile_aggregate);
+        }
+        if (left <= static_cast<OffsetT>(tile_items))
+        {
+          return total;
+        }
+        __syncthreads(); // the block reduction's storage is reused by the next tile
+      }
     }
-    ConsumeFullTile<true, Vectorized>(begin, thread_aggregate);
-    OffsetT tile_base = begin + tile_items;
-    while (end - tile_base >= static_cast<OffsetT>(tile_items))
+    else
     {
-      ConsumeFullTile<false, Vectorized>(tile_base, thread_aggregate);
-      tile_base += tile_items;
+      // Each thread folds its slots across every tile; one block reduction at the end.
+      AccumT thread_aggregate{};
+      if (end - begin < static_cast<OffsetT>(tile_items))
+      {
+        const int valid = ConsumePartialTile<true, Vectorized>(begin, static_cast<int>(end - begin), thread_aggregate);
+        return BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+      }
+      ConsumeFullTile<true, Vectorized>(begin, thread_aggregate);
+      OffsetT tile_base = begin + tile_items;
+      while (end - tile_base >= static_cast<OffsetT>(tile_items))
+      {
+        ConsumeFullTile<false, Vectorized>(tile_base, thread_aggregate);
+        tile_base += tile_items;
+      }
+      if (tile_base < end)
+      {
+        ConsumePartialTile<false, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
+      }
+      return BlockReduceT(storage_).Reduce(thread_aggregate, op_);
     }
-    if (tile_base < end)
-    {
-      ConsumePartialTile<false, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
-    }
-    return BlockReduceT(storage_).Reduce(thread_aggregate, op_);
   }
 
   template <bool First>
@@ -128,81 +205,86 @@ private:
     }
   }
 
-  //! Thread `t` loads items (or vectors) `t, t + BlockThreads, ...` of the tile: coalesced across the warp.
+  //! Every slot of the thread in a full tile, all loaded before any is folded. With `First`, `aggregate` starts
+  //! from the thread's first item.
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeFullTile(OffsetT tile_base, AccumT& aggregate)
   {
     const int tid = static_cast<int>(threadIdx.x);
-    if constexpr (Vectorized)
+    Vector loaded[vectors];
+#pragma unroll
+    for (int v = 0; v < vectors; ++v)
     {
-      Vector loaded[vectors];
-      const Vector* tile = reinterpret_cast<const Vector*>(in_ + tile_base);
-#pragma unroll
-      for (int v = 0; v < vectors; ++v)
-      {
-        loaded[v] = tile[v * BlockThreads + tid];
-      }
-#pragma unroll
-      for (int v = 0; v < vectors; ++v)
-      {
-#pragma unroll
-        for (int j = 0; j < VectorItems; ++j)
-        {
-          const OffsetT index = tile_base + static_cast<OffsetT>((v * BlockThreads + tid) * VectorItems + j);
-          Accumulate<First>(aggregate, loaded[v].items[j], index, v == 0 && j == 0);
-        }
-      }
+      loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, v));
     }
-    else
+#pragma unroll
+    for (int v = 0; v < vectors; ++v)
     {
-      InputT loaded[ItemsPerThread];
 #pragma unroll
-      for (int i = 0; i < ItemsPerThread; ++i)
+      for (int j = 0; j < VectorItems; ++j)
       {
-        loaded[i] = in_[tile_base + static_cast<OffsetT>(i * BlockThreads + tid)];
-      }
-#pragma unroll
-      for (int i = 0; i < ItemsPerThread; ++i)
-      {
-        Accumulate<First>(aggregate, loaded[i], tile_base + static_cast<OffsetT>(i * BlockThreads + tid), i == 0);
+        const OffsetT index = tile_base + static_cast<OffsetT>(slot_of(tid, v) * VectorItems + j);
+        Accumulate<First>(aggregate, loaded[v].items[j], index, v == 0 && j == 0);
       }
     }
   }
 
-  //! Items `[tile_base, tile_base + valid)`, `valid < tile_items`: whole vectors first (thread `t` takes vectors
-  //! `t, t + BlockThreads, ...`), then the items after the last whole vector. With `First`, `aggregate` starts
-  //! from each thread's first item; returns how many threads (a prefix of the block) took any item.
+  //! Items `[tile_base, tile_base + valid)`, `valid < tile_items`: the whole slots each thread would take in a
+  //! full tile, then, one by one, the items after the last whole slot (commutative: thread `t` takes the `t`-th
+  //! of them; order-preserving: the thread whose run they are in). Returns how many threads (a prefix of the
+  //! block) took any item.
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE int ConsumePartialTile(OffsetT tile_base, int valid, AccumT& aggregate)
   {
-    const int tid    = static_cast<int>(threadIdx.x);
-    bool first       = First;
-    int vector_count = 0;
-    if constexpr (Vectorized)
-    {
-      vector_count       = valid / VectorItems;
-      const Vector* tile = reinterpret_cast<const Vector*>(in_ + tile_base);
-      for (int v = tid; v < vector_count; v += BlockThreads)
-      {
-        const Vector loaded = tile[v];
+    const int tid           = static_cast<int>(threadIdx.x);
+    const int whole_slots   = valid / VectorItems;
+    const int rest_begin    = whole_slots * VectorItems;
+    bool first              = First;
+    auto accumulate_slot    = [&](int slot) {
+      const Vector loaded = LoadSlot<Vectorized>(tile_base, slot);
 #pragma unroll
-        for (int j = 0; j < VectorItems; ++j)
-        {
-          Accumulate<First>(aggregate, loaded.items[j], tile_base + static_cast<OffsetT>(v * VectorItems + j), first);
-          first = false;
-        }
+      for (int j = 0; j < VectorItems; ++j)
+      {
+        Accumulate<First>(aggregate, loaded.items[j], tile_base + static_cast<OffsetT>(slot * VectorItems + j), first);
+        first = false;
       }
-    }
-    const int rest_begin = vector_count * VectorItems;
-    for (int i = rest_begin + tid; i < valid; i += BlockThreads)
-    {
+    };
+    auto accumulate_item = [&](int i) {
       const OffsetT index = tile_base + static_cast<OffsetT>(i);
       Accumulate<First>(aggregate, in_[index], index, first);
       first = false;
+    };
+    if constexpr (ordered)
+    {
+      const int run_begin = tid * vectors; // in slots
+      for (int slot = run_begin; slot < run_begin + vectors && slot < whole_slots; ++slot)
+      {
+        accumulate_slot(slot);
+      }
+      if (run_begin <= whole_slots && whole_slots < run_begin + vectors)
+      {
+        for (int i = rest_begin; i < valid; ++i)
+        {
+          accumulate_item(i);
+        }
+      }
+      const int busy = (valid + ItemsPerThread - 1) / ItemsPerThread;
+      return busy;
     }
-    const int rest = valid - rest_begin;
-    const int busy = vector_count > rest ? vector_count : rest;
-    return busy < BlockThreads ? busy : BlockThreads;
+    else
+    {
+      for (int slot = tid; slot < whole_slots; slot += BlockThreads)
+      {
+        accumulate_slot(slot);
+      }
+      if (rest_begin + tid < valid)
+      {
+        accumulate_item(rest_begin + tid);
+      }
+      const int rest = valid - rest_begin;
+      const int busy = whole_slots > rest ? whole_slots : rest;
+      return busy < BlockThreads ? busy : BlockThreads;
+    }
   }
 
   TempStorage& storage_;

@@ -16,6 +16,32 @@
 namespace fold
 {
 
+//! `run_to_run` (the default): the same values give the same bits on every run on one architecture, whatever
+//! the stream, the grid, the temporary storage's address or the input's alignment. See docs/semantics.md.
+struct run_to_run_t
+{
+  using tuning = DefaultTuning;
+};
+
+//! `gpu_to_gpu`: as `run_to_run`, and also the same bits on every architecture fold supports: the reduction
+//! follows one canonical tree (`canonical_tree`) instead of the architecture's tuned tile. It makes a
+//! difference only to inexact reductions (floating-point sums, user operators); it may cost throughput where
+//! an architecture's tuned tile differs from the canonical one (on sm_90 it does not).
+struct gpu_to_gpu_t
+{
+  using tuning = CanonicalTuning<>;
+};
+
+inline constexpr run_to_run_t run_to_run{};
+inline constexpr gpu_to_gpu_t gpu_to_gpu{};
+
+namespace detail
+{
+template <typename DeterminismT>
+inline constexpr bool is_determinism_v =
+    std::is_same_v<DeterminismT, run_to_run_t> || std::is_same_v<DeterminismT, gpu_to_gpu_t>;
+} // namespace detail
+
 //! Device-wide reductions of a sequence of items in device-accessible memory.
 //!
 //! Every algorithm takes CUB's two calls. With `d_temp_storage == nullptr` it only writes the number of bytes
@@ -40,16 +66,23 @@ namespace fold
 //!   `num_items > 0`, a null output, or `temp_storage_bytes` smaller than the query returned (checked before
 //!   anything is launched, so the outputs are left as they were); otherwise the error of the CUDA runtime call
 //!   or kernel launch that failed. Nothing throws, exits or prints.
-//! - Operators must be associative. The results of one call are the same bitwise on every run on the same
-//!   device with the same `num_items`.
+//! - Operators must be associative. A commutative operator (see `is_commutative`: fold's own, the standard
+//!   arithmetic and bitwise functors, or yours through `fold::commutative(op)`) may see its operands in any
+//!   order; any other operator sees them in index order: the result is `init op x[0] op ... op x[n - 1]` with
+//!   some grouping of the operations.
+//! - Reproducible: the same values give the same bits on every run, on any stream, at any grid size, whatever
+//!   the temporary storage's address and the input's alignment; and with a trailing `fold::gpu_to_gpu`
+//!   argument (after `stream`) on every architecture as well. docs/semantics.md gives the guarantees and the
+//!   error bounds of floating-point sums.
 struct DeviceReduce
 {
   //! `init op x[0] op x[1] op ... op x[num_items - 1]`, written to `*d_out` (`init` when `num_items` is 0).
   //!
   //! The accumulator is `decltype(reduction_op(init, *d_in))`: an `init` of a wider type gives a wider
   //! accumulator (`float` init over `__half` input sums in `float`). It must be default-constructible and
-  //! copyable. `reduction_op` is a `__host__ __device__` (or `__device__`) callable; it must be associative,
-  //! and in this version of fold also commutative (a non-commutative operator may see its operands reordered).
+  //! copyable. `reduction_op` is a `__host__ __device__` (or `__device__`) callable; it must be associative.
+  //! Unless it is declared commutative (`fold::commutative(op)` or `fold::is_commutative`), the items are
+  //! combined in index order (matrix products, "first"/"last" selections and the like are fine).
   //!
   //! @param[in] d_temp_storage   device storage, or `nullptr` to query its size
   //! @param[in,out] temp_storage_bytes   the size of `d_temp_storage`; written when querying
@@ -59,7 +92,13 @@ struct DeviceReduce
   //! @param[in] reduction_op   the binary operator
   //! @param[in] init   the initial value
   //! @param[in] stream   the stream to run on (default: the default stream)
-  template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T, typename NumItemsT>
+  //! @param[in] determinism   `fold::run_to_run` (default) or `fold::gpu_to_gpu`
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t Reduce(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
@@ -67,13 +106,16 @@ struct DeviceReduce
                             NumItemsT num_items,
                             ReductionOpT reduction_op,
                             T init,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream         = 0,
+                            DeterminismT /*determinism*/ = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
+    static_assert(detail::is_determinism_v<DeterminismT>,
+                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    return detail::reduce<AccumT>(d_temp_storage,
+    return detail::reduce<AccumT, typename DeterminismT::tuning>(d_temp_storage,
                                   temp_storage_bytes,
                                   d_in,
                                   d_out,
@@ -90,29 +132,38 @@ struct DeviceReduce
   //! accumulates in `decltype(zero + item)`: integers narrower than `int` sum in `int`, as in CUB; `__half` and
   //! `__nv_bfloat16` sum in `float` and are converted once at the end (CUB sums them in 16 bits). Parameters
   //! as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          NumItemsT num_items,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream      = 0,
+                         DeterminismT determinism = {})
   {
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
-    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Sum{}, InitT{}, stream);
+    return Reduce(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Sum{}, InitT{}, stream, determinism);
   }
 
   //! The smallest item by `<`, written to `*d_out`; for empty input the identity of min: +infinity for
   //! floating-point types, the largest value for integers. Parameters as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t Min(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          NumItemsT num_items,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream      = 0,
+                         DeterminismT determinism = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     return Reduce(d_temp_storage,
@@ -122,18 +173,23 @@ struct DeviceReduce
                   num_items,
                   fold::Min{},
                   detail::min_identity<InputT>(),
-                  stream);
+                  stream,
+                  determinism);
   }
 
   //! The largest item by `<`, written to `*d_out`; for empty input the identity of max: -infinity for
   //! floating-point types, the lowest value for integers. Parameters as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT>
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t Max(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          NumItemsT num_items,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream      = 0,
+                         DeterminismT determinism = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     return Reduce(d_temp_storage,
@@ -143,7 +199,8 @@ struct DeviceReduce
                   num_items,
                   fold::Max{},
                   detail::max_identity<InputT>(),
-                  stream);
+                  stream,
+                  determinism);
   }
 
   //! The smallest item by `<` to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
@@ -153,14 +210,19 @@ struct DeviceReduce
   //! @param[out] d_index_out   where its index is written, as `int64_t` converted to the iterator's value type
   //!
   //! Other parameters as for `Reduce`.
-  template <typename InputIteratorT, typename ExtremumOutIteratorT, typename IndexOutIteratorT, typename NumItemsT>
+  template <typename InputIteratorT,
+            typename ExtremumOutIteratorT,
+            typename IndexOutIteratorT,
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t ArgMin(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
                             ExtremumOutIteratorT d_min_out,
                             IndexOutIteratorT d_index_out,
                             NumItemsT num_items,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream      = 0,
+                            DeterminismT determinism = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     return ArgExtremum(d_temp_storage,
@@ -171,21 +233,27 @@ struct DeviceReduce
                        num_items,
                        fold::ArgMin{},
                        detail::min_identity<InputT>(),
-                       stream);
+                       stream,
+                       determinism);
   }
 
   //! The largest item by `<` to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
   //! first occurrence. For empty input: the identity of max (as for `Max`) and index -1.
   //!
   //! Parameters as for `ArgMin`.
-  template <typename InputIteratorT, typename ExtremumOutIteratorT, typename IndexOutIteratorT, typename NumItemsT>
+  template <typename InputIteratorT,
+            typename ExtremumOutIteratorT,
+            typename IndexOutIteratorT,
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t ArgMax(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
                             ExtremumOutIteratorT d_max_out,
                             IndexOutIteratorT d_index_out,
                             NumItemsT num_items,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream      = 0,
+                            DeterminismT determinism = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     return ArgExtremum(d_temp_storage,
@@ -196,7 +264,8 @@ struct DeviceReduce
                        num_items,
                        fold::ArgMax{},
                        detail::max_identity<InputT>(),
-                       stream);
+                       stream,
+                       determinism);
   }
 
   //! `init op f(x[0]) op f(x[1]) op ... op f(x[num_items - 1])`, written to `*d_out` (`init` when `num_items`
@@ -212,7 +281,8 @@ struct DeviceReduce
             typename ReductionOpT,
             typename TransformOpT,
             typename T,
-            typename NumItemsT>
+            typename NumItemsT,
+            typename DeterminismT = run_to_run_t>
   static cudaError_t TransformReduce(void* d_temp_storage,
                                      std::size_t& temp_storage_bytes,
                                      InputIteratorT d_in,
@@ -221,8 +291,11 @@ struct DeviceReduce
                                      ReductionOpT reduction_op,
                                      TransformOpT transform_op,
                                      T init,
-                                     cudaStream_t stream = 0)
+                                     cudaStream_t stream         = 0,
+                                     DeterminismT /*determinism*/ = {})
   {
+    static_assert(detail::is_determinism_v<DeterminismT>,
+                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<TransformOpT, const InputT&>,
                   "fold::DeviceReduce::TransformReduce: transform_op must be callable as transform_op(*d_in)");
@@ -231,7 +304,7 @@ struct DeviceReduce
                   "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
                   "reduction_op(init, transform_op(*d_in))");
     using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
-    return detail::reduce<AccumT>(d_temp_storage,
+    return detail::reduce<AccumT, typename DeterminismT::tuning>(d_temp_storage,
                                   temp_storage_bytes,
                                   d_in,
                                   d_out,
@@ -249,7 +322,8 @@ private:
             typename IndexOutIteratorT,
             typename NumItemsT,
             typename ReductionOpT,
-            typename T>
+            typename T,
+            typename DeterminismT>
   static cudaError_t ArgExtremum(void* d_temp_storage,
                                  std::size_t& temp_storage_bytes,
                                  InputIteratorT d_in,
@@ -258,10 +332,13 @@ private:
                                  NumItemsT num_items,
                                  ReductionOpT op,
                                  T identity,
-                                 cudaStream_t stream)
+                                 cudaStream_t stream,
+                                 DeterminismT)
   {
+    static_assert(detail::is_determinism_v<DeterminismT>,
+                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using AccumT = KeyValuePair<std::int64_t, T>;
-    return detail::reduce<AccumT>(
+    return detail::reduce<AccumT, typename DeterminismT::tuning>(
         d_temp_storage,
         temp_storage_bytes,
         d_in,

@@ -38,48 +38,82 @@ struct ReducePlan
 {
   ReducePath path;
   GridEvenShare<OffsetT> share;   //!< the grid of pass 1 (single-pass and two-pass)
+  int partials;                   //!< how many partials pass 1 writes
   std::size_t storage_align;      //!< the temporary storage is used from this alignment on
   std::size_t partials_offset;    //!< where the partials start, after the ticket
   std::size_t temp_storage_bytes; //!< never 0: a zero-byte allocation could come back null, which means "query"
 };
 
-//! The plan for `num_items` items with tiles of `tile_items`, ranges balanced in grains of `grain_items`, and
-//! partials of `partial_bytes` aligned to `partial_align`.
+//! The plan for `num_items` items with tiles of `tile_items`, and partials of `partial_bytes` aligned to
+//! `partial_align`.
 //!
-//! `automatic`: a single tile up to one tile; beyond it, pass 1 over at most `max_grid_size` blocks and never
-//! more blocks than whole tiles, in one launch (single-pass) while that is at most `single_pass_max_blocks`
-//! blocks, in two launches beyond. Any other `path` is taken as it is. The temporary storage holds the ticket,
-//! then the partials; it grows with `num_items` and never shrinks.
+//! `automatic`: a single tile up to one tile; beyond it, pass 1 over at most `max_grid_size` blocks, in one
+//! launch (single-pass) while that is at most `single_pass_max_blocks` blocks, in two launches beyond. Any
+//! other `path` is taken as it is (a forced single tile over more than one unit is the one tree that differs).
+//!
+//! Pass 1's grid depends on it:
+//! - `max_units == 0` (an exact reduction, see `is_exact_v`): any tree gives the same bits, so the blocks' ranges
+//!   are balanced in grains of `grain_items`, never less than one whole tile per block, one partial per block.
+//! - otherwise the input is cut into units of `K` whole tiles from item 0, `K` the smallest power of two that
+//!   makes at most `max_units` units: a function of `num_items` and the tile only. Each block takes whole units
+//!   and writes one partial per unit, so the result is the same for every grid.
+//!
+//! The temporary storage holds the ticket, then the partials; it grows with `num_items` and never shrinks.
 template <typename OffsetT>
 constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
                                                int tile_items,
                                                int grain_items,
+                                               int max_units,
                                                int max_grid_size,
                                                int single_pass_max_blocks,
                                                std::size_t partial_bytes,
                                                std::size_t partial_align,
                                                ReducePath path = ReducePath::automatic)
 {
-  if (path == ReducePath::single_tile ||
-      (path == ReducePath::automatic && num_items <= static_cast<OffsetT>(tile_items)))
+  const OffsetT tile = static_cast<OffsetT>(tile_items);
+  if (path == ReducePath::single_tile || (path == ReducePath::automatic && num_items <= tile))
   {
-    return {ReducePath::single_tile, {}, 1, 0, 1};
+    return {ReducePath::single_tile, {}, 0, 1, 0, 1};
   }
-  // At least one whole tile per block: more, smaller blocks only add block lifetimes and partials.
-  const OffsetT whole_tiles = num_items / static_cast<OffsetT>(tile_items);
-  if (whole_tiles < static_cast<OffsetT>(max_grid_size))
+  const OffsetT tiles = num_items / tile + (num_items % tile != 0);
+  GridEvenShare<OffsetT> share{};
+  int partials                  = 0;
+  std::size_t partials_capacity = 0;
+  if (max_units == 0)
   {
-    max_grid_size = whole_tiles > 0 ? static_cast<int>(whole_tiles) : 1;
+    // At least one whole tile per block: more, smaller blocks only add block lifetimes and partials.
+    const OffsetT whole_tiles = num_items / tile;
+    if (whole_tiles < static_cast<OffsetT>(max_grid_size))
+    {
+      max_grid_size = whole_tiles > 0 ? static_cast<int>(whole_tiles) : 1;
+    }
+    share             = GridEvenShare<OffsetT>::make(num_items, static_cast<OffsetT>(grain_items), max_grid_size);
+    partials          = share.grid_size;
+    partials_capacity = static_cast<std::size_t>(partials);
   }
-  const auto share = GridEvenShare<OffsetT>::make(num_items, grain_items, max_grid_size);
+  else
+  {
+    OffsetT tiles_per_unit = 1;
+    while (tiles / tiles_per_unit + (tiles % tiles_per_unit != 0) > static_cast<OffsetT>(max_units))
+    {
+      tiles_per_unit *= 2;
+    }
+    share    = GridEvenShare<OffsetT>::make(num_items, tiles_per_unit * tile, max_grid_size);
+    partials = static_cast<int>(share.total_grains);
+    // Sized for the most units any `num_items` up to this one can have, so that it never shrinks.
+    partials_capacity = tiles < static_cast<OffsetT>(max_units) ? static_cast<std::size_t>(tiles)
+                                                                : static_cast<std::size_t>(max_units);
+  }
   if (path == ReducePath::automatic)
   {
     path = share.grid_size <= single_pass_max_blocks ? ReducePath::single_pass : ReducePath::two_pass;
   }
-  const std::size_t align = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
+  // Vector-aligned partials, so that pass 2 loads them whole.
+  std::size_t align = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
+  align             = align > 16 ? align : 16;
   const std::size_t start = (sizeof(Ticket) + align - 1) / align * align;
   // The storage is aligned inside the caller's allocation, which may itself be less aligned.
-  return {path, share, align, start, align - 1 + start + static_cast<std::size_t>(share.grid_size) * partial_bytes};
+  return {path, share, partials, align, start, align - 1 + start + partials_capacity * partial_bytes};
 }
 
 //! A test hook: forces the path and caps the grid of the calls made on this host thread. Not for production use.
@@ -149,18 +183,26 @@ template <typename InputIteratorT,
           typename ReductionOpT,
           typename InitT,
           typename AccumT,
-          typename TransformOpT>
+          typename TransformOpT,
+          typename TuningT>
 struct DispatchReduce
 {
   using PartialsTransformT = CastTo<AccumT>;
 
   static constexpr auto single_tile_kernel =
-      SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
-  static constexpr auto reduce_kernel = ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
-  static constexpr auto partials_kernel =
-      SingleTileKernel<AccumT*, OutputIteratorT, std::uint32_t, ReductionOpT, InitT, AccumT, PartialsTransformT>;
+      SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
+  static constexpr auto reduce_kernel =
+      ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, TuningT>;
+  static constexpr auto partials_kernel = SingleTileKernel<AccumT*,
+                                                           OutputIteratorT,
+                                                           std::uint32_t,
+                                                           ReductionOpT,
+                                                           InitT,
+                                                           AccumT,
+                                                           PartialsTransformT,
+                                                           TuningT>;
   static constexpr auto single_pass_kernel =
-      SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>;
+      SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
 
   //! Resident blocks of the single-pass kernel per multiprocessor of `device`, read once per device (pass 1 of
   //! the two-pass path has the same shape and no more shared memory).
@@ -203,8 +245,8 @@ struct DispatchReduce
     {
       return error;
     }
-    const ReducePolicy policy = select_reduce_policy(arch);
-    const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT>(arch);
+    const ReducePolicy policy = TuningT::policy(arch);
+    const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(arch);
 
     const DispatchOverride forced = dispatch_override;
     int max_grid_size             = 0;
@@ -236,6 +278,7 @@ struct DispatchReduce
     const ReducePlan<OffsetT> plan = make_reduce_plan(num_items,
                                                       shape.tile_items,
                                                       shape.grain_items,
+                                                      is_exact_v<ReductionOpT, AccumT> ? 0 : policy.max_units,
                                                       max_grid_size,
                                                       single_pass_max_blocks,
                                                       sizeof(AccumT),
@@ -287,7 +330,7 @@ struct DispatchReduce
                   stream,
                   partials,
                   out,
-                  static_cast<std::uint32_t>(plan.share.grid_size),
+                  static_cast<std::uint32_t>(plan.partials),
                   op,
                   init,
                   PartialsTransformT{});
@@ -296,6 +339,7 @@ struct DispatchReduce
 
 //! The common entry of every DeviceReduce algorithm: checks `num_items`, picks the offset type, dispatches.
 template <typename AccumT,
+          typename TuningT,
           typename InputIteratorT,
           typename OutputIteratorT,
           typename NumItemsT,
@@ -324,7 +368,8 @@ cudaError_t reduce(void* d_temp_storage,
     }
   }
   using OffsetT = offset_t<NumItemsT>;
-  return DispatchReduce<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT>::Dispatch(
+  return DispatchReduce<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>::
+      Dispatch(
       d_temp_storage, temp_storage_bytes, in, out, static_cast<OffsetT>(num_items), op, init, transform, stream);
 }
 

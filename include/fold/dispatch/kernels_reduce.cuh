@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! The reduction kernels. Each selects its tile shape with `FOLD_ARCH` (the `__CUDA_ARCH__` of the pass that
-//! compiles it) through the same selector the host dispatch uses with the PTX version of the loaded image.
+//! compiles it) through the same tuning (`TuningT::policy`) the host dispatch calls with the PTX version of the
+//! loaded image.
 //!
-//! - `SingleTileKernel`: one block reduces all `num_items` items and writes `init`-combined result; launched
-//!   alone when the input fits in one tile, and as pass 2 over the partials of `ReduceKernel`.
+//! - `SingleTileKernel`: one block reduces all `num_items` items and writes the `init`-combined result;
+//!   launched alone when the input fits in one tile, and as pass 2 over the partials of `ReduceKernel`.
 //! - `ReduceKernel` (pass 1): block `b` reduces the contiguous range GridEvenShare gives it and writes its
-//!   partial to `partials[b]`.
-//! - `SinglePassKernel`: pass 1 and pass 2 in one launch. Each block writes its partial and takes a ticket; the
-//!   block that takes the last ticket reduces the partials in block order exactly as pass 2 would (same agent,
-//!   same shape), so the two paths give bitwise identical results.
+//!   partial (exact reductions), or one partial per unit of its range (see `reduce_units`).
+//! - `SinglePassKernel`: pass 1 and pass 2 in one launch. Each block writes its partials and takes a ticket;
+//!   the block that takes the last ticket reduces the partials in unit order exactly as pass 2 would (same
+//!   agent, same shape), so the two paths give bitwise identical results.
 #pragma once
 
 #include <fold/agent/agent_reduce.cuh>
@@ -75,8 +76,9 @@ FOLD_DEVICE FOLD_FORCEINLINE void store_result(ArgOutput<ValueOutputIteratorT, K
   store_result(out.keys, result.key);
 }
 
-//! The AgentReduce that kernels compiled for `Arch` run over input `InputIteratorT`.
-template <int Arch,
+//! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`.
+template <typename TuningT,
+          int Arch,
           typename InputIteratorT,
           typename AccumT,
           typename OffsetT,
@@ -84,7 +86,7 @@ template <int Arch,
           typename TransformOpT>
 struct AgentReduceFor
 {
-  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT>(Arch);
+  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(Arch);
   using type                       = AgentReduce<shape.block_threads,
                            shape.items_per_thread,
                            shape.vector_items,
@@ -96,17 +98,62 @@ struct AgentReduceFor
                            TransformOpT>;
 };
 
+//! How many partials pass 1 writes over `share`: one per block for an exact reduction (any tree gives the same
+//! bits, so the blocks' ranges are free), otherwise one per grain: the grains are the fixed units the input is
+//! cut into whatever the grid (see `make_reduce_plan`).
+template <typename ReductionOpT, typename AccumT, typename OffsetT>
+FOLD_HOST_DEVICE constexpr OffsetT partial_count(const GridEvenShare<OffsetT>& share)
+{
+  return is_exact_v<ReductionOpT, AccumT> ? static_cast<OffsetT>(share.grid_size) : share.total_grains;
+}
+
+//! Pass 1 of one block: reduces its range and writes its partial to `partials[block]` (exact reductions), or
+//! reduces it unit by unit and writes each unit's partial to `partials[unit]`.
+template <typename ReductionOpT, typename AccumT, typename AgentT, typename OffsetT>
+FOLD_DEVICE FOLD_FORCEINLINE void reduce_units(AgentT agent, const GridEvenShare<OffsetT>& share, AccumT* partials)
+{
+  if constexpr (is_exact_v<ReductionOpT, AccumT>)
+  {
+    const Range<OffsetT> range = share.block_range(static_cast<int>(blockIdx.x));
+    const AccumT aggregate     = agent.ConsumeRange(range.begin, range.end);
+    if (threadIdx.x == 0)
+    {
+      construct_at(partials + blockIdx.x, aggregate);
+    }
+  }
+  else
+  {
+    const Range<OffsetT> units = share.block_grains(static_cast<int>(blockIdx.x));
+    for (OffsetT unit = units.begin;;)
+    {
+      const Range<OffsetT> range = share.grain_range(unit);
+      const AccumT aggregate     = agent.ConsumeRange(range.begin, range.end);
+      if (threadIdx.x == 0)
+      {
+        construct_at(partials + unit, aggregate);
+      }
+      if (++unit == units.end)
+      {
+        return;
+      }
+      __syncthreads(); // the agent's storage is reused by the next unit
+    }
+  }
+}
+
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
           typename ReductionOpT,
           typename InitT,
           typename AccumT,
-          typename TransformOpT>
-__global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads) void SingleTileKernel(
+          typename TransformOpT,
+          typename TuningT>
+__global__ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads) void SingleTileKernel(
     InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
 {
-  using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  using AgentT =
+      typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   __shared__ typename AgentT::TempStorage storage;
 
   if (num_items == 0)
@@ -124,24 +171,24 @@ __global__ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads) void
   }
 }
 
-template <typename InputIteratorT, typename AccumT, typename OffsetT, typename ReductionOpT, typename TransformOpT>
+template <typename InputIteratorT,
+          typename AccumT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename TransformOpT,
+          typename TuningT>
 __global__
-__launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
-                  select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void ReduceKernel(InputIteratorT in,
-                                                                                       AccumT* partials,
-                                                                                       GridEvenShare<OffsetT> share,
-                                                                                       ReductionOpT op,
-                                                                                       TransformOpT transform)
+__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
+                  TuningT::policy(FOLD_ARCH).min_blocks_per_sm) void ReduceKernel(InputIteratorT in,
+                                                                                  AccumT* partials,
+                                                                                  GridEvenShare<OffsetT> share,
+                                                                                  ReductionOpT op,
+                                                                                  TransformOpT transform)
 {
-  using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  using AgentT =
+      typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   __shared__ typename AgentT::TempStorage storage;
-
-  const Range<OffsetT> range = share.block_range(static_cast<int>(blockIdx.x));
-  const AccumT aggregate     = AgentT(storage, in, op, transform).ConsumeRange(range.begin, range.end);
-  if (threadIdx.x == 0)
-  {
-    construct_at(partials + blockIdx.x, aggregate);
-  }
+  reduce_units<ReductionOpT, AccumT>(AgentT(storage, in, op, transform), share, partials);
 }
 
 //! The single-pass kernel's ticket, in the temporary storage: which block finishes last, without a clearing
@@ -177,7 +224,7 @@ struct Ticket
   }
 
   //! Counts this block in; true for the block that completes the count of `blocks`. Call from one thread after
-  //! the block's partial is written: the fence before the count publishes it, the one after it (for the last
+  //! the block's partials are written: the fence before the count publishes it, the one after it (for the last
   //! block) makes every other block's partial visible.
   FOLD_DEVICE static bool arrive(Ticket* ticket, unsigned long long call_id, int blocks)
   {
@@ -227,22 +274,24 @@ template <typename InputIteratorT,
           typename ReductionOpT,
           typename InitT,
           typename AccumT,
-          typename TransformOpT>
+          typename TransformOpT,
+          typename TuningT>
 __global__
-__launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
-                  select_reduce_policy(FOLD_ARCH).min_blocks_per_sm) void SinglePassKernel(InputIteratorT in,
-                                                                                           OutputIteratorT out,
-                                                                                           AccumT* partials,
-                                                                                           Ticket* ticket,
-                                                                                           unsigned long long call_id,
-                                                                                           GridEvenShare<OffsetT> share,
-                                                                                           ReductionOpT op,
-                                                                                           InitT init,
-                                                                                           TransformOpT transform)
+__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
+                  TuningT::policy(FOLD_ARCH).min_blocks_per_sm) void SinglePassKernel(InputIteratorT in,
+                                                                                      OutputIteratorT out,
+                                                                                      AccumT* partials,
+                                                                                      Ticket* ticket,
+                                                                                      unsigned long long call_id,
+                                                                                      GridEvenShare<OffsetT> share,
+                                                                                      ReductionOpT op,
+                                                                                      InitT init,
+                                                                                      TransformOpT transform)
 {
-  using AgentT = typename AgentReduceFor<FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  using AgentT =
+      typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   using PartialsAgentT =
-      typename AgentReduceFor<FOLD_ARCH, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
+      typename AgentReduceFor<TuningT, FOLD_ARCH, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
   __shared__ union
   {
     typename AgentT::TempStorage items;
@@ -250,11 +299,9 @@ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
   } storage;
   __shared__ bool last;
 
-  const Range<OffsetT> range = share.block_range(static_cast<int>(blockIdx.x));
-  const AccumT aggregate     = AgentT(storage.items, in, op, transform).ConsumeRange(range.begin, range.end);
+  reduce_units<ReductionOpT, AccumT>(AgentT(storage.items, in, op, transform), share, partials);
   if (threadIdx.x == 0)
   {
-    construct_at(partials + blockIdx.x, aggregate);
     last = Ticket::arrive(ticket, call_id, share.grid_size);
   }
   __syncthreads();
@@ -263,7 +310,7 @@ __launch_bounds__(select_reduce_policy(FOLD_ARCH).block_threads,
     return;
   }
   const AccumT total = PartialsAgentT(storage.partials, partials, op, CastTo<AccumT>{})
-                           .ConsumeRange(0u, static_cast<std::uint32_t>(share.grid_size));
+                           .ConsumeRange(0u, static_cast<std::uint32_t>(partial_count<ReductionOpT, AccumT>(share)));
   if (threadIdx.x == 0)
   {
     store_result(out, init.finalize(op, total));

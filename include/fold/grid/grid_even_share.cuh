@@ -31,11 +31,11 @@ struct GridEvenShare
   OffsetT extra        = 0; //!< the first `extra` blocks get one grain more
 
   //! The share of `num_items` items in grains of `grain_items` items over at most `max_grid_size` blocks.
-  FOLD_HOST_DEVICE static constexpr GridEvenShare make(OffsetT num_items, int grain_items, int max_grid_size)
+  FOLD_HOST_DEVICE static constexpr GridEvenShare make(OffsetT num_items, OffsetT grain_items, int max_grid_size)
   {
     GridEvenShare s{};
     s.num_items    = num_items;
-    s.grain_items  = static_cast<OffsetT>(grain_items);
+    s.grain_items  = grain_items;
     s.total_grains = num_items / s.grain_items + (num_items % s.grain_items != 0);
     s.grid_size =
         static_cast<OffsetT>(max_grid_size) < s.total_grains ? max_grid_size : static_cast<int>(s.total_grains);
@@ -47,15 +47,27 @@ struct GridEvenShare
     return s;
   }
 
+  //! The grains block `block` reduces, `[first, last)`.
+  FOLD_HOST_DEVICE constexpr Range<OffsetT> block_grains(int block) const
+  {
+    const OffsetT b     = static_cast<OffsetT>(block);
+    const OffsetT first = b * share + (b < extra ? b : extra);
+    return {first, first + share + (b < extra ? 1 : 0)};
+  }
+
+  //! The items of grain `grain`: `grain_items` of them, fewer for the last grain.
+  FOLD_HOST_DEVICE constexpr Range<OffsetT> grain_range(OffsetT grain) const
+  {
+    // Computed from grain counts so that the end never overflows OffsetT, even for num_items near its maximum.
+    const OffsetT begin = grain * grain_items;
+    return {begin, grain + 1 == total_grains ? num_items : begin + grain_items};
+  }
+
   //! The items block `block` reduces. Only the last block's range can end in a partial grain.
   FOLD_HOST_DEVICE constexpr Range<OffsetT> block_range(int block) const
   {
-    const OffsetT b           = static_cast<OffsetT>(block);
-    const OffsetT first_grain = b * share + (b < extra ? b : extra);
-    const OffsetT last_grain  = first_grain + share + (b < extra ? 1 : 0); // one past
-    // Computed from grain counts so that the end never overflows OffsetT, even for num_items near its maximum.
-    const OffsetT end = last_grain == total_grains ? num_items : last_grain * grain_items;
-    return {first_grain * grain_items, end};
+    const Range<OffsetT> grains = block_grains(block);
+    return {grains.begin * grain_items, grain_range(grains.end - 1).end};
   }
 };
 

@@ -30,6 +30,9 @@ struct ReducePolicy
   int one_wave_max_mib;          //!< inputs below this many MiB get one wave (occupancy x SMs blocks) at most
   int single_pass_blocks_per_sm; //!< one launch (single-pass) while pass 1 has at most this many blocks per SM;
                                  //!< two launches beyond, where the ticket costs more than the second launch
+  int max_units; //!< inexact reductions (floating-point sums, user operators) are cut into at most this many
+                 //!< fixed units of whole tiles, one partial each, so that their result does not depend on the
+                 //!< grid; more units balance the grid better, fewer make pass 2 shorter
 };
 
 //! One link of the chain: the policy for architectures from `arch` up to the next entry.
@@ -60,12 +63,12 @@ struct ReducePolicyChain
 FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
 {
   return {{
-    // arch  threads items vector block algorithm                        min blocks/SM waves 1-wave MiB single-pass/SM
-    {600,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  1,            5,    0,         1}},
-    {700,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  1,            5,    0,         1}},
-    {800,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  1,            5,    0,         1}},
-    {900,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  6,            4,    128,       1}},
-    {1000,  {256,    16,   16,    BlockReduceAlgorithm::warp_reductions,  6,            4,    128,       1}},
+    // arch  threads items vector block algorithm                       min blocks/SM waves 1-wave MiB 1-pass/SM units
+    {600,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
+    {700,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
+    {800,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
+    {900,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 6,            4,    128,       1,        16384}},
+    {1000,  {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 6,            4,    128,       1,        16384}},
   }};
 }
 // clang-format on
@@ -85,6 +88,50 @@ FOLD_HOST_DEVICE constexpr ReducePolicy select_reduce_policy(int arch)
   }
   return selected;
 }
+
+//! The tuning the kernels and the dispatch take their policy from, `policy(arch)` (a `constexpr __host__
+//! __device__` static member of any tuning type): by default each architecture's
+//! own entry of the chain.
+struct DefaultTuning
+{
+  FOLD_HOST_DEVICE static constexpr ReducePolicy policy(int arch) { return select_reduce_policy(arch); }
+};
+
+//! The fields of a policy that decide the reduction tree (with the input's type and `num_items`): the tile and
+//! how it is reduced, and the unit size rule. Whatever the grid, the waves or the occupancy, the same values
+//! give the same tree.
+struct TreeShape
+{
+  int block_threads;
+  int items_per_thread;
+  int vector_bytes;
+  BlockReduceAlgorithm block_algorithm;
+  int max_units;
+};
+
+//! The tree of `fold::gpu_to_gpu`: the same on every architecture, whatever the architecture's tuned tile.
+inline constexpr TreeShape canonical_tree{256, 16, 16, BlockReduceAlgorithm::warp_reductions, 16384};
+
+//! The tuning of `fold::gpu_to_gpu`: `BaseT`'s policy with its tree fields replaced by `canonical_tree`, so that
+//! every architecture reduces along the same tree. Only the launch fields (occupancy, waves, single-pass or
+//! two-pass) stay the architecture's, and they do not change the result.
+template <typename BaseT = DefaultTuning>
+struct CanonicalTuning
+{
+  FOLD_HOST_DEVICE static constexpr ReducePolicy policy(int arch)
+  {
+    ReducePolicy p = BaseT::policy(arch);
+    // Keep the architecture's resident threads per SM with the canonical block size.
+    const int resident  = p.min_blocks_per_sm * p.block_threads / canonical_tree.block_threads;
+    p.min_blocks_per_sm = resident > 0 ? resident : 1;
+    p.block_threads     = canonical_tree.block_threads;
+    p.items_per_thread  = canonical_tree.items_per_thread;
+    p.vector_bytes      = canonical_tree.vector_bytes;
+    p.block_algorithm   = canonical_tree.block_algorithm;
+    p.max_units         = canonical_tree.max_units;
+    return p;
+  }
+};
 
 //! A policy made concrete for one item type.
 struct TileShape

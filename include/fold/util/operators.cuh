@@ -7,6 +7,8 @@
 #include <fold/util/macros.cuh>
 #include <fold/util/type_traits.cuh>
 
+#include <cuda/functional>
+#include <cuda/std/functional>
 #include <cuda/std/limits>
 
 #include <cstdint>
@@ -95,6 +97,96 @@ struct ArgMax
     return (a.value < b.value || (!(b.value < a.value) && b.key < a.key)) ? b : a;
   }
 };
+
+//! Whether `ReductionOpT` is commutative: `op(a, b) == op(b, a)`. DeviceReduce reduces with a commutative
+//! operator on its fastest path (each thread folds items strided across the tile); with any other operator it
+//! keeps the order of the items (each thread folds a contiguous run, and every combination is in index order),
+//! which costs a little bandwidth.
+//!
+//! True for fold's operators (Sum, Min, Max, ArgMin, ArgMax), for `Commutative<Op>` (what `fold::commutative`
+//! returns), for `cuda::std::plus`, `multiplies`, `bit_and`, `bit_or`, `bit_xor` (and so `thrust::plus` and
+//! friends, which are the same types) and for `cuda::minimum`, `cuda::maximum`. Declare an operator of your own
+//! commutative with `fold::commutative(op)` at the call, or once for its type by specialising this trait:
+//! @code
+//! template <> struct fold::is_commutative<MyOp> : std::true_type {};
+//! @endcode
+template <typename ReductionOpT>
+struct is_commutative : std::false_type
+{
+};
+
+template <typename ReductionOpT>
+inline constexpr bool is_commutative_v = is_commutative<std::remove_cv_t<ReductionOpT>>::value;
+
+// clang-format off
+template <> struct is_commutative<Sum> : std::true_type {};
+template <> struct is_commutative<Min> : std::true_type {};
+template <> struct is_commutative<Max> : std::true_type {};
+template <> struct is_commutative<ArgMin> : std::true_type {};
+template <> struct is_commutative<ArgMax> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::std::plus<T>> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::std::multiplies<T>> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::std::bit_and<T>> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::std::bit_or<T>> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::std::bit_xor<T>> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::minimum<T>> : std::true_type {};
+template <typename T> struct is_commutative<::cuda::maximum<T>> : std::true_type {};
+// clang-format on
+
+//! A user's operator declared commutative (see `is_commutative`); calls it unchanged.
+template <typename ReductionOpT>
+struct Commutative
+{
+  ReductionOpT op;
+
+  template <typename A, typename B>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr auto operator()(const A& a, const B& b) const -> decltype(op(a, b))
+  {
+    return op(a, b);
+  }
+};
+
+template <typename ReductionOpT>
+struct is_commutative<Commutative<ReductionOpT>> : std::true_type
+{
+};
+
+//! `reduction_op` declared commutative: DeviceReduce may combine its operands in any order, on its fastest
+//! path. Only for operators that really are commutative; a non-commutative one gives wrong results.
+template <typename ReductionOpT>
+FOLD_HOST_DEVICE constexpr Commutative<ReductionOpT> commutative(ReductionOpT reduction_op)
+{
+  return {reduction_op};
+}
+
+namespace detail
+{
+//! Whether `op` over `AccumT` gives the same bits in any order and any grouping of its operands: integer sums
+//! and bitwise operations (modular arithmetic), and Min, Max, ArgMin and ArgMax over integers (over floats,
+//! NaNs and signed zeros make the result depend on the order of the comparisons). Such
+//! reductions need no fixed reduction tree to be reproducible, so their grid is free; every other reduction
+//! (floating-point sums, user operators) is cut into fixed units whatever the grid (see `ReducePlan`).
+template <typename ReductionOpT, typename AccumT>
+inline constexpr bool is_exact_v = false;
+template <typename AccumT>
+inline constexpr bool is_exact_v<Sum, AccumT> = std::is_integral_v<AccumT>;
+template <typename T, typename AccumT>
+inline constexpr bool is_exact_v<::cuda::std::plus<T>, AccumT> = std::is_integral_v<AccumT>;
+template <typename T, typename AccumT>
+inline constexpr bool is_exact_v<::cuda::std::bit_and<T>, AccumT> = std::is_integral_v<AccumT>;
+template <typename T, typename AccumT>
+inline constexpr bool is_exact_v<::cuda::std::bit_or<T>, AccumT> = std::is_integral_v<AccumT>;
+template <typename T, typename AccumT>
+inline constexpr bool is_exact_v<::cuda::std::bit_xor<T>, AccumT> = std::is_integral_v<AccumT>;
+template <typename AccumT>
+inline constexpr bool is_exact_v<Min, AccumT> = std::is_integral_v<AccumT>;
+template <typename AccumT>
+inline constexpr bool is_exact_v<Max, AccumT> = std::is_integral_v<AccumT>;
+template <typename K, typename V>
+inline constexpr bool is_exact_v<ArgMin, KeyValuePair<K, V>> = std::is_integral_v<V>;
+template <typename K, typename V>
+inline constexpr bool is_exact_v<ArgMax, KeyValuePair<K, V>> = std::is_integral_v<V>;
+} // namespace detail
 
 namespace detail
 {
