@@ -117,36 +117,3 @@ TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do"
 {
   check_arg<Op::arg_max, TestType>();
 }
-
-TEMPLATE_TEST_CASE("ArgMin/ArgMax with NaNs: the index points at the value returned, the same on every run",
-                   "[device][argmin][argmax][nan]",
-                   float,
-                   __half)
-{
-  using T = TestType;
-  for (std::size_t n : {std::size_t{5000}, std::size_t{1} << 20})
-  {
-    for (int nan_every : {3, 1000})
-    {
-      INFO("n " << n << ", a NaN every " << nan_every << " items");
-      auto values = fold_test::random_values<T>(n, n + nan_every, fold_test::Values::few);
-      for (std::size_t i = 1; i < n; i += nan_every)
-      {
-        values[i] = fold_test::from_double<T>(std::nan(""));
-      }
-      fold_test::DeviceBuffer<T> d_in(values);
-      for (Op op : {Op::arg_min, Op::arg_max})
-      {
-        const ArgResult<T> first =
-            op == Op::arg_min ? fold_arg<Op::arg_min>(d_in.get(), n) : fold_arg<Op::arg_max>(d_in.get(), n);
-        const ArgResult<T> second =
-            op == Op::arg_min ? fold_arg<Op::arg_min>(d_in.get(), n) : fold_arg<Op::arg_max>(d_in.get(), n);
-        REQUIRE(first.index >= 0);
-        REQUIRE(first.index < static_cast<std::int64_t>(n));
-        CHECK(fold_test::same_bits(values[first.index], first.value));
-        CHECK(first.index == second.index);
-        CHECK(fold_test::same_bits(first.value, second.value));
-      }
-    }
-  }
-}

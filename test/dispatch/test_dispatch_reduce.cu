@@ -45,7 +45,10 @@ TEST_CASE("plan: single tile up to one tile; beyond, single pass for small grids
   CHECK(big.temp_storage_bytes >= big.partials_offset + static_cast<std::size_t>(max_grid) * 4);
   CHECK(big.partials == max_grid); // exact: one partial per block
 
-  // A forced path is taken as it is, for small inputs too, with the same grid and storage.
+  // Empty input is always a single tile (there is no grid to launch); any other forced path is taken as it is,
+  // for small inputs too, with the same grid and storage.
+  CHECK(plan(0, ReducePath::two_pass).path == ReducePath::single_tile);
+  CHECK(plan(0, ReducePath::single_pass).path == ReducePath::single_tile);
   CHECK(plan(100, ReducePath::single_pass).path == ReducePath::single_pass);
   CHECK(plan(1 << 20, ReducePath::single_tile).path == ReducePath::single_tile);
   const auto forced_two = plan(16 * tile, ReducePath::two_pass);

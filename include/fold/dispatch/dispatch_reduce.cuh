@@ -49,7 +49,8 @@ struct ReducePlan
 //!
 //! `automatic`: a single tile up to one tile; beyond it, pass 1 over at most `max_grid_size` blocks, in one
 //! launch (single-pass) while that is at most `single_pass_max_blocks` blocks, in two launches beyond. Any
-//! other `path` is taken as it is (a forced single tile over more than one unit is the one tree that differs).
+//! other `path` is taken as it is (a forced single tile over more than one unit is the one tree that differs),
+//! except for empty input, always a single tile.
 //!
 //! Pass 1's grid depends on it:
 //! - `max_units == 0` (an exact reduction, see `is_exact_v`): any tree gives the same bits, so the blocks' ranges
@@ -71,7 +72,8 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
                                                ReducePath path = ReducePath::automatic)
 {
   const OffsetT tile = static_cast<OffsetT>(tile_items);
-  if (path == ReducePath::single_tile || (path == ReducePath::automatic && num_items <= tile))
+  // Empty input is one block writing the initial value, whatever path is forced.
+  if (num_items == 0 || path == ReducePath::single_tile || (path == ReducePath::automatic && num_items <= tile))
   {
     return {ReducePath::single_tile, {}, 0, 1, 0, 1};
   }
@@ -252,7 +254,7 @@ struct DispatchReduce
     int max_grid_size             = 0;
     int single_pass_max_blocks    = 0;
     const bool needs_grid = forced.path == ReducePath::automatic ? num_items > static_cast<OffsetT>(shape.tile_items)
-                                                                 : forced.path != ReducePath::single_tile;
+                                                                 : forced.path != ReducePath::single_tile && num_items > 0;
     if (needs_grid)
     {
       int sms = 0, blocks_per_sm = 0;

@@ -8,6 +8,7 @@
 #include <fold/util/type_traits.cuh>
 
 #include <cuda/functional>
+#include <cuda/std/bit>
 #include <cuda/std/functional>
 #include <cuda/std/limits>
 
@@ -56,45 +57,156 @@ struct Sum
   }
 };
 
-//! The smaller of `a` and `b` by `<`; `a` on ties.
+namespace detail
+{
+//! Whether `x` is a NaN (false for every non-floating type).
+template <typename T>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool is_nan(const T& x)
+{
+  if constexpr (is_16bit_float_v<T>)
+  {
+    return is_nan(static_cast<float>(x));
+  }
+  else if constexpr (is_floating_v<T>)
+  {
+    return !(x == x);
+  }
+  else
+  {
+    return false;
+  }
+}
+
+//! Whether the sign bit of `x` is set (false for every non-floating type).
+template <typename T>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool sign_bit(const T& x)
+{
+  if constexpr (is_floating_v<T>)
+  {
+    using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+    return (::cuda::std::bit_cast<Bits>(x) >> (8 * sizeof(T) - 1)) != 0;
+  }
+  else
+  {
+    return false;
+  }
+}
+
+//! Whether `a` comes strictly before `b` in the order Min and ArgMin use: the order of `<`, with every NaN
+//! before every number and -0.0 before +0.0. Two NaNs, or two equal numbers of one sign, are equivalent.
+template <typename T>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool min_before(const T& a, const T& b)
+{
+  if constexpr (is_16bit_float_v<T>)
+  {
+    return min_before(static_cast<float>(a), static_cast<float>(b)); // exact, and cheaper than 16-bit compares
+  }
+  else if constexpr (is_floating_v<T>)
+  {
+    if (is_nan(a) || is_nan(b))
+    {
+      return is_nan(a) && !is_nan(b);
+    }
+    return a < b || (a == b && sign_bit(a) && !sign_bit(b));
+  }
+  else
+  {
+    return a < b;
+  }
+}
+
+//! Whether `a` comes strictly before `b` in the order Max and ArgMax use: the order of `>`, with every NaN
+//! before every number and +0.0 before -0.0.
+template <typename T>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool max_before(const T& a, const T& b)
+{
+  if constexpr (is_16bit_float_v<T>)
+  {
+    return max_before(static_cast<float>(a), static_cast<float>(b));
+  }
+  else if constexpr (is_floating_v<T>)
+  {
+    if (is_nan(a) || is_nan(b))
+    {
+      return is_nan(a) && !is_nan(b);
+    }
+    return b < a || (a == b && !sign_bit(a) && sign_bit(b));
+  }
+  else
+  {
+    return b < a;
+  }
+}
+
+//! The result of Min or Max when it is a NaN: the type's canonical quiet NaN, whichever NaNs the input held.
+template <typename T>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T quiet_nan()
+{
+  return ::cuda::std::numeric_limits<T>::quiet_NaN();
+}
+} // namespace detail
+
+//! The smaller of `a` and `b`. For floating-point types: a NaN if either is a NaN (the canonical quiet NaN, so
+//! that the result does not depend on which NaN came first), and -0.0 is smaller than +0.0 (IEEE 754-2019
+//! `minimum`). Exact: the same bits in any order and grouping.
 struct Min
 {
   template <typename T>
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& a, const T& b) const
   {
-    return (b < a) ? b : a;
+    if constexpr (is_floating_v<T>)
+    {
+      if (detail::is_nan(a) || detail::is_nan(b))
+      {
+        return detail::quiet_nan<T>();
+      }
+    }
+    return detail::min_before(b, a) ? b : a;
   }
 };
 
-//! The larger of `a` and `b` by `<`; `a` on ties.
+//! The larger of `a` and `b`. For floating-point types: a NaN if either is a NaN (the canonical quiet NaN), and
+//! +0.0 is larger than -0.0 (IEEE 754-2019 `maximum`). Exact: the same bits in any order and grouping.
 struct Max
 {
   template <typename T>
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& a, const T& b) const
   {
-    return (a < b) ? b : a;
+    if constexpr (is_floating_v<T>)
+    {
+      if (detail::is_nan(a) || detail::is_nan(b))
+      {
+        return detail::quiet_nan<T>();
+      }
+    }
+    return detail::max_before(b, a) ? b : a;
   }
 };
 
-//! The pair with the smaller value; on equal values the smaller key, so the first occurrence wins in any order.
+//! The pair whose value comes first in Min's order (a NaN before any number, -0.0 before +0.0); between
+//! equivalent values the smaller key, so the first occurrence wins in any order. The value returned is an
+//! input's, NaN payload included.
 struct ArgMin
 {
   template <typename K, typename V>
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& a,
                                                                             const KeyValuePair<K, V>& b) const
   {
-    return (b.value < a.value || (!(a.value < b.value) && b.key < a.key)) ? b : a;
+    return (detail::min_before(b.value, a.value) || (!detail::min_before(a.value, b.value) && b.key < a.key)) ? b
+                                                                                                               : a;
   }
 };
 
-//! The pair with the larger value; on equal values the smaller key, so the first occurrence wins in any order.
+//! The pair whose value comes first in Max's order (a NaN before any number, +0.0 before -0.0); between
+//! equivalent values the smaller key, so the first occurrence wins in any order.
 struct ArgMax
 {
   template <typename K, typename V>
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& a,
                                                                             const KeyValuePair<K, V>& b) const
   {
-    return (a.value < b.value || (!(b.value < a.value) && b.key < a.key)) ? b : a;
+    return (detail::max_before(b.value, a.value) || (!detail::max_before(a.value, b.value) && b.key < a.key)) ? b
+                                                                                                               : a;
   }
 };
 
@@ -162,8 +274,8 @@ FOLD_HOST_DEVICE constexpr Commutative<ReductionOpT> commutative(ReductionOpT re
 namespace detail
 {
 //! Whether `op` over `AccumT` gives the same bits in any order and any grouping of its operands: integer sums
-//! and bitwise operations (modular arithmetic), and Min, Max, ArgMin and ArgMax over integers (over floats,
-//! NaNs and signed zeros make the result depend on the order of the comparisons). Such
+//! and bitwise operations (modular arithmetic), and fold's Min, Max, ArgMin and ArgMax over primitive types
+//! (their order puts NaNs and signed zeros in fixed places, see `Min`). Such
 //! reductions need no fixed reduction tree to be reproducible, so their grid is free; every other reduction
 //! (floating-point sums, user operators) is cut into fixed units whatever the grid (see `ReducePlan`).
 template <typename ReductionOpT, typename AccumT>
@@ -179,13 +291,13 @@ inline constexpr bool is_exact_v<::cuda::std::bit_or<T>, AccumT> = std::is_integ
 template <typename T, typename AccumT>
 inline constexpr bool is_exact_v<::cuda::std::bit_xor<T>, AccumT> = std::is_integral_v<AccumT>;
 template <typename AccumT>
-inline constexpr bool is_exact_v<Min, AccumT> = std::is_integral_v<AccumT>;
+inline constexpr bool is_exact_v<Min, AccumT> = is_primitive_v<AccumT>;
 template <typename AccumT>
-inline constexpr bool is_exact_v<Max, AccumT> = std::is_integral_v<AccumT>;
+inline constexpr bool is_exact_v<Max, AccumT> = is_primitive_v<AccumT>;
 template <typename K, typename V>
-inline constexpr bool is_exact_v<ArgMin, KeyValuePair<K, V>> = std::is_integral_v<V>;
+inline constexpr bool is_exact_v<ArgMin, KeyValuePair<K, V>> = is_primitive_v<V> && std::is_integral_v<K>;
 template <typename K, typename V>
-inline constexpr bool is_exact_v<ArgMax, KeyValuePair<K, V>> = std::is_integral_v<V>;
+inline constexpr bool is_exact_v<ArgMax, KeyValuePair<K, V>> = is_primitive_v<V> && std::is_integral_v<K>;
 } // namespace detail
 
 namespace detail
@@ -206,7 +318,7 @@ struct ArgMinInOrder
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& earlier,
                                                                             const KeyValuePair<K, V>& later) const
   {
-    return later.value < earlier.value ? later : earlier;
+    return min_before(later.value, earlier.value) ? later : earlier;
   }
 };
 
@@ -216,8 +328,43 @@ struct ArgMaxInOrder
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& earlier,
                                                                             const KeyValuePair<K, V>& later) const
   {
-    return earlier.value < later.value ? later : earlier;
+    return max_before(later.value, earlier.value) ? later : earlier;
   }
+};
+
+//! Min and Max within a thread: select by the operator's order (a NaN beats every number) without making the
+//! NaN canonical; every later combination uses the operator itself, which does, and every result passes through
+//! at least one (the initial value is combined last).
+struct MinInOrder
+{
+  template <typename T>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& earlier, const T& later) const
+  {
+    return min_before(later, earlier) ? later : earlier;
+  }
+};
+
+struct MaxInOrder
+{
+  template <typename T>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& earlier, const T& later) const
+  {
+    return max_before(later, earlier) ? later : earlier;
+  }
+};
+
+template <>
+struct InOrder<Min>
+{
+  using type = MinInOrder;
+  FOLD_HOST_DEVICE static constexpr type make(const Min&) { return {}; }
+};
+
+template <>
+struct InOrder<Max>
+{
+  using type = MaxInOrder;
+  FOLD_HOST_DEVICE static constexpr type make(const Max&) { return {}; }
 };
 
 template <>
