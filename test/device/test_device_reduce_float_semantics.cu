@@ -7,6 +7,8 @@
 #include "device_test_util.cuh"
 #include "test_util.cuh"
 
+#include <cuda/std/limits>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -112,7 +114,7 @@ TEMPLATE_TEST_CASE("NaN: Min and Max return the canonical NaN; ArgMin and ArgMax
     const std::size_t first = n / 3, second = n / 2;
     values[first]           = fold_test::from_double<T>(-std::numeric_limits<double>::quiet_NaN());
     values[second]          = fold_test::from_double<T>(std::numeric_limits<double>::quiet_NaN());
-    const T canonical       = std::numeric_limits<T>::quiet_NaN();
+    const T canonical       = cuda::std::numeric_limits<T>::quiet_NaN();
     for (const PathCase& c : paths)
     {
       INFO("n " << n << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);

@@ -92,6 +92,20 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool sign_bit(const T& x)
   }
 }
 
+//! An integer that orders floating-point numbers as `<` does, with -0.0 below +0.0, and puts every NaN at
+//! `nan_key`: the sign-magnitude bits turned two's complement. Comparing keys is one integer comparison, with no
+//! branch on NaNs or zeros.
+template <typename T, bool NaNFirstForMax>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr auto order_key(const T& x)
+{
+  using Key       = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+  using Unsigned  = std::make_unsigned_t<Key>;
+  const Key bits  = ::cuda::std::bit_cast<Key>(x);
+  const Key key   = bits ^ static_cast<Key>(static_cast<Unsigned>(bits >> (8 * sizeof(Key) - 1)) >> 1);
+  constexpr Key n = NaNFirstForMax ? ::cuda::std::numeric_limits<Key>::max() : ::cuda::std::numeric_limits<Key>::min();
+  return is_nan(x) ? n : key;
+}
+
 //! Whether `a` comes strictly before `b` in the order Min and ArgMin use: the order of `<`, with every NaN
 //! before every number and -0.0 before +0.0. Two NaNs, or two equal numbers of one sign, are equivalent.
 template <typename T>
@@ -103,11 +117,7 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool min_before(const T& a, const T&
   }
   else if constexpr (is_floating_v<T>)
   {
-    if (is_nan(a) || is_nan(b))
-    {
-      return is_nan(a) && !is_nan(b);
-    }
-    return a < b || (a == b && sign_bit(a) && !sign_bit(b));
+    return order_key<T, false>(a) < order_key<T, false>(b);
   }
   else
   {
@@ -126,11 +136,7 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool max_before(const T& a, const T&
   }
   else if constexpr (is_floating_v<T>)
   {
-    if (is_nan(a) || is_nan(b))
-    {
-      return is_nan(a) && !is_nan(b);
-    }
-    return b < a || (a == b && !sign_bit(a) && sign_bit(b));
+    return order_key<T, true>(a) > order_key<T, true>(b);
   }
   else
   {
