@@ -151,8 +151,10 @@ struct DeviceReduce
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Sum{}, InitT{}, stream, determinism);
   }
 
-  //! The smallest item by `<`, written to `*d_out`; for empty input the identity of min: +infinity for
-  //! floating-point types, the largest value for integers. Parameters as for `Reduce`.
+  //! The smallest item, written to `*d_out`; for empty input the identity of min: +infinity for floating-point
+  //! types, the largest value for integers. Floating-point: the canonical quiet NaN if any item is a NaN, and
+  //! -0.0 below +0.0 (IEEE 754-2019 `minimum`; cub's result with NaNs depends on where they are). Exact: the
+  //! same bits on every path and architecture. Parameters as for `Reduce`.
   template <typename InputIteratorT,
             typename OutputIteratorT,
             typename NumItemsT,
@@ -166,19 +168,27 @@ struct DeviceReduce
                          DeterminismT determinism = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return Reduce(d_temp_storage,
-                  temp_storage_bytes,
-                  d_in,
-                  d_out,
-                  num_items,
-                  fold::Min{},
-                  detail::min_identity<InputT>(),
-                  stream,
-                  determinism);
+    if constexpr (is_floating_v<InputT>)
+    {
+      return ExtremumByKey<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
+    }
+    else
+    {
+      return Reduce(d_temp_storage,
+                    temp_storage_bytes,
+                    d_in,
+                    d_out,
+                    num_items,
+                    fold::Min{},
+                    detail::min_identity<InputT>(),
+                    stream,
+                    determinism);
+    }
   }
 
-  //! The largest item by `<`, written to `*d_out`; for empty input the identity of max: -infinity for
-  //! floating-point types, the lowest value for integers. Parameters as for `Reduce`.
+  //! The largest item, written to `*d_out`; for empty input the identity of max: -infinity for floating-point
+  //! types, the lowest value for integers. Floating-point: the canonical quiet NaN if any item is a NaN, and
+  //! +0.0 above -0.0 (IEEE 754-2019 `maximum`). Parameters as for `Reduce`.
   template <typename InputIteratorT,
             typename OutputIteratorT,
             typename NumItemsT,
@@ -192,19 +202,28 @@ struct DeviceReduce
                          DeterminismT determinism = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
-    return Reduce(d_temp_storage,
-                  temp_storage_bytes,
-                  d_in,
-                  d_out,
-                  num_items,
-                  fold::Max{},
-                  detail::max_identity<InputT>(),
-                  stream,
-                  determinism);
+    if constexpr (is_floating_v<InputT>)
+    {
+      return ExtremumByKey<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
+    }
+    else
+    {
+      return Reduce(d_temp_storage,
+                    temp_storage_bytes,
+                    d_in,
+                    d_out,
+                    num_items,
+                    fold::Max{},
+                    detail::max_identity<InputT>(),
+                    stream,
+                    determinism);
+    }
   }
 
-  //! The smallest item by `<` to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
-  //! first occurrence. For empty input: the identity of min (as for `Min`) and index -1.
+  //! The smallest item to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
+  //! occurrence. For empty input: the identity of min (as for `Min`) and index -1. Floating-point: in `Min`'s
+  //! order, so the first NaN if there is one (its index, and the canonical quiet NaN as the value), and the first
+  //! -0.0 before any +0.0.
   //!
   //! @param[out] d_min_out   where the minimum is written
   //! @param[out] d_index_out   where its index is written, as `int64_t` converted to the iterator's value type
@@ -237,8 +256,10 @@ struct DeviceReduce
                        determinism);
   }
 
-  //! The largest item by `<` to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the
-  //! first occurrence. For empty input: the identity of max (as for `Max`) and index -1.
+  //! The largest item to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
+  //! occurrence. For empty input: the identity of max (as for `Max`) and index -1. Floating-point: in `Max`'s
+  //! order, so the first NaN if there is one (its index, and the canonical quiet NaN as the value), and the first
+  //! +0.0 before any -0.0.
   //!
   //! Parameters as for `ArgMin`.
   template <typename InputIteratorT,
@@ -337,16 +358,70 @@ private:
   {
     static_assert(detail::is_determinism_v<DeterminismT>,
                   "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
-    using AccumT = KeyValuePair<std::int64_t, T>;
-    return detail::reduce<AccumT, typename DeterminismT::tuning>(
+    if constexpr (is_floating_v<T>)
+    {
+      // Pairs of (index, order key): integer comparisons that keep fold's floating-point order.
+      constexpr bool for_max = std::is_same_v<ReductionOpT, fold::ArgMax>;
+      using KeyT             = detail::order_key_t<T>;
+      using AccumT           = KeyValuePair<std::int64_t, KeyT>;
+      using ValuesT          = detail::FromOrderKey<ExtremumOutIteratorT, T, for_max>;
+      return detail::reduce<AccumT, typename DeterminismT::tuning>(
+          d_temp_storage,
+          temp_storage_bytes,
+          d_in,
+          detail::ArgOutput<ValuesT, IndexOutIteratorT>{ValuesT{d_extremum_out}, d_index_out},
+          num_items,
+          op,
+          detail::EmptyResult<AccumT>{{-1, detail::ToOrderKey<T, for_max>{}(identity, 0)}},
+          detail::PairIndexWithOrderKey<T, for_max>{},
+          stream);
+    }
+    else
+    {
+      using AccumT = KeyValuePair<std::int64_t, T>;
+      return detail::reduce<AccumT, typename DeterminismT::tuning>(
+          d_temp_storage,
+          temp_storage_bytes,
+          d_in,
+          detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_extremum_out, d_index_out},
+          num_items,
+          op,
+          detail::EmptyResult<AccumT>{{-1, identity}},
+          detail::PairWithIndex<T>{},
+          stream);
+    }
+  }
+
+  // Min and Max over floating-point input: the integer min or max of the items' order keys, turned back into a
+  // value when written (a NaN's key into the canonical NaN). Exact, and one integer comparison per item.
+  template <bool ForMax,
+            typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename DeterminismT>
+  static cudaError_t ExtremumByKey(void* d_temp_storage,
+                                   std::size_t& temp_storage_bytes,
+                                   InputIteratorT d_in,
+                                   OutputIteratorT d_out,
+                                   NumItemsT num_items,
+                                   cudaStream_t stream,
+                                   DeterminismT)
+  {
+    static_assert(detail::is_determinism_v<DeterminismT>,
+                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
+    using InputT   = detail::value_t<InputIteratorT>;
+    using KeyT     = detail::order_key_t<InputT>;
+    using OpT      = std::conditional_t<ForMax, fold::Max, fold::Min>;
+    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
+    return detail::reduce<KeyT, typename DeterminismT::tuning>(
         d_temp_storage,
         temp_storage_bytes,
         d_in,
-        detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_extremum_out, d_index_out},
+        detail::FromOrderKey<OutputIteratorT, InputT, ForMax>{d_out},
         num_items,
-        op,
-        detail::EmptyResult<AccumT>{{-1, identity}},
-        detail::PairWithIndex<T>{},
+        OpT{},
+        detail::InitialValue<KeyT>{detail::ToOrderKey<InputT, ForMax>{}(identity, 0)},
+        detail::ToOrderKey<InputT, ForMax>{},
         stream);
   }
 };

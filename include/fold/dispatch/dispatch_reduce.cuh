@@ -178,6 +178,11 @@ bool is_null(const ArgOutput<V, K>& out)
 {
   return is_null(out.values) || is_null(out.keys);
 }
+template <typename OutputIteratorT, typename T, bool ForMax>
+bool is_null(const FromOrderKey<OutputIteratorT, T, ForMax>& out)
+{
+  return is_null(out.out);
+}
 
 template <typename InputIteratorT,
           typename OutputIteratorT,

@@ -76,6 +76,20 @@ FOLD_DEVICE FOLD_FORCEINLINE void store_result(ArgOutput<ValueOutputIteratorT, K
   store_result(out.keys, result.key);
 }
 
+//! An output written through an order key: the key is turned back into the `T` it came from (Min, Max, ArgMin
+//! and ArgMax over floating-point input reduce keys, see `order_key_t`).
+template <typename OutputIteratorT, typename T, bool ForMax>
+struct FromOrderKey
+{
+  OutputIteratorT out;
+};
+
+template <typename OutputIteratorT, typename T, bool ForMax, typename KeyT>
+FOLD_DEVICE FOLD_FORCEINLINE void store_result(FromOrderKey<OutputIteratorT, T, ForMax> out, const KeyT& key)
+{
+  store_result(out.out, from_order_key<T, ForMax>(key));
+}
+
 //! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`.
 template <typename TuningT,
           int Arch,

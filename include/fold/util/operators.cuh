@@ -144,6 +144,54 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool max_before(const T& a, const T&
   }
 }
 
+//! The integer Min/Max and ArgMin/ArgMax over floating-point input reduce: `order_key` of the value (of its
+//! `float` value for 16-bit types). Reducing keys is one integer comparison per item, where comparing values
+//! in fold's order takes several.
+template <typename T>
+using order_key_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+
+template <typename T>
+using key_float_t = std::conditional_t<is_16bit_float_v<T>, float, T>;
+
+//! The value of key `key` of a `T` in Min's (`ForMax` false) or Max's order; a NaN's key gives the canonical NaN.
+template <typename T, bool ForMax>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T from_order_key(order_key_t<T> key)
+{
+  using Key      = order_key_t<T>;
+  using Unsigned = std::make_unsigned_t<Key>;
+  constexpr Key nan_key =
+      ForMax ? ::cuda::std::numeric_limits<Key>::max() : ::cuda::std::numeric_limits<Key>::min();
+  if (key == nan_key)
+  {
+    return ::cuda::std::numeric_limits<T>::quiet_NaN();
+  }
+  const Key bits = key ^ static_cast<Key>(static_cast<Unsigned>(key >> (8 * sizeof(Key) - 1)) >> 1);
+  return convert<T>(::cuda::std::bit_cast<key_float_t<T>>(bits));
+}
+
+//! `(item, index) -> order_key` of the item as a `T`.
+template <typename T, bool ForMax>
+struct ToOrderKey
+{
+  template <typename U, typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE order_key_t<T> operator()(const U& item, OffsetT) const
+  {
+    return order_key<key_float_t<T>, ForMax>(convert<key_float_t<T>>(convert<T>(item)));
+  }
+};
+
+//! `(item, index) -> (index, order_key)`, for ArgMin and ArgMax over floating-point input.
+template <typename T, bool ForMax>
+struct PairIndexWithOrderKey
+{
+  template <typename U, typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE KeyValuePair<std::int64_t, order_key_t<T>> operator()(const U& item,
+                                                                                        OffsetT i) const
+  {
+    return {static_cast<std::int64_t>(i), ToOrderKey<T, ForMax>{}(item, i)};
+  }
+};
+
 //! The result of Min or Max when it is a NaN: the type's canonical quiet NaN, whichever NaNs the input held.
 template <typename T>
 FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T quiet_nan()
