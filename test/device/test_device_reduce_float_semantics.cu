@@ -41,12 +41,10 @@ Results<T> reduce_all(const std::vector<T>& values, ReducePath path, int max_gri
   fold_test::two_call([&](void* t, std::size_t& b) { return DeviceReduce::Min(t, b, d_in.get(), d_values.get(), n); });
   fold_test::two_call([&](void* t, std::size_t& b)
                       { return DeviceReduce::Max(t, b, d_in.get(), d_values.get() + 1, n); });
-  fold_test::two_call(
-      [&](void* t, std::size_t& b)
-      { return DeviceReduce::ArgMin(t, b, d_in.get(), d_values.get() + 2, d_index.get(), n); });
-  fold_test::two_call(
-      [&](void* t, std::size_t& b)
-      { return DeviceReduce::ArgMax(t, b, d_in.get(), d_values.get() + 3, d_index.get() + 1, n); });
+  fold_test::two_call([&](void* t, std::size_t& b)
+                      { return DeviceReduce::ArgMin(t, b, d_in.get(), d_values.get() + 2, d_index.get(), n); });
+  fold_test::two_call([&](void* t, std::size_t& b)
+                      { return DeviceReduce::ArgMax(t, b, d_in.get(), d_values.get() + 3, d_index.get() + 1, n); });
   fold_test::two_call([&](void* t, std::size_t& b) { return DeviceReduce::Sum(t, b, d_in.get(), d_sum.get(), n); });
   const auto v = d_values.to_host();
   const auto i = d_index.to_host();
@@ -112,9 +110,9 @@ TEMPLATE_TEST_CASE("NaN: Min and Max return the canonical NaN; ArgMin and ArgMax
     auto values = numbers<T>(n, n);
     // Two NaNs of different payloads and signs; the first one at `first`.
     const std::size_t first = n / 3, second = n / 2;
-    values[first]           = fold_test::from_double<T>(-std::numeric_limits<double>::quiet_NaN());
-    values[second]          = fold_test::from_double<T>(std::numeric_limits<double>::quiet_NaN());
-    const T canonical       = cuda::std::numeric_limits<T>::quiet_NaN();
+    values[first]     = fold_test::from_double<T>(-std::numeric_limits<double>::quiet_NaN());
+    values[second]    = fold_test::from_double<T>(std::numeric_limits<double>::quiet_NaN());
+    const T canonical = cuda::std::numeric_limits<T>::quiet_NaN();
     for (const PathCase& c : paths)
     {
       INFO("n " << n << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);
@@ -193,15 +191,15 @@ TEMPLATE_TEST_CASE("Infinities: Min/Max find them, Sum of +inf and -inf is NaN, 
                    double,
                    __half)
 {
-  using T         = TestType;
+  using T          = TestType;
   const double inf = std::numeric_limits<double>::infinity();
   for (std::size_t n : sizes)
   {
-    auto values = numbers<T>(n, n + 2);
-    values[n / 4]     = fold_test::from_double<T>(inf);
-    values[n / 3]     = fold_test::from_double<T>(-inf);
-    values[n / 2]     = fold_test::from_double<T>(inf);
-    values[n - 1]     = fold_test::from_double<T>(-inf);
+    auto values        = numbers<T>(n, n + 2);
+    values[n / 4]      = fold_test::from_double<T>(inf);
+    values[n / 3]      = fold_test::from_double<T>(-inf);
+    values[n / 2]      = fold_test::from_double<T>(inf);
+    values[n - 1]      = fold_test::from_double<T>(-inf);
     const Results<T> r = reduce_all(values, ReducePath::automatic, 0);
     INFO("n " << n);
     CHECK(fold_test::to_double(r.min) == -inf);

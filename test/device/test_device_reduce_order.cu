@@ -25,7 +25,7 @@ using fold::detail::ReducePath;
 struct Affine
 {
   std::uint32_t a = 1, b = 0;
-  Affine()        = default;
+  Affine() = default;
   __host__ __device__ constexpr Affine(std::uint32_t a_, std::uint32_t b_)
       : a(a_)
       , b(b_)
@@ -43,10 +43,7 @@ struct Affine
 //! `g` after `f`: first f, then g.
 struct Then
 {
-  __host__ __device__ Affine operator()(const Affine& f, const Affine& g) const
-  {
-    return {f.a * g.a, f.b * g.a + g.b};
-  }
+  __host__ __device__ Affine operator()(const Affine& f, const Affine& g) const { return {f.a * g.a, f.b * g.a + g.b}; }
 };
 static_assert(!fold::is_commutative_v<Then>);
 
@@ -132,8 +129,7 @@ const PathCase path_cases[] = {{ReducePath::automatic, 0},
                                {ReducePath::two_pass, 131}};
 } // namespace
 
-TEST_CASE("Affine maps compose in index order on every path, from aligned and misaligned pointers",
-          "[device][order]")
+TEST_CASE("Affine maps compose in index order on every path, from aligned and misaligned pointers", "[device][order]")
 {
   const std::size_t tile = fold_test::tile_items<std::uint32_t, Affine>();
   const Affine init{3, 7};
@@ -185,8 +181,7 @@ TEST_CASE("2x2 matrix products mod p in index order, shuffled and through shared
     for (const PathCase& c : path_cases)
     {
       INFO("n " << n << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);
-      CHECK(device_fold<fold_test::Mat2>(d_in.get(), n, fold_test::MatMul{}, identity, c.path, c.max_grid) ==
-            expected);
+      CHECK(device_fold<fold_test::Mat2>(d_in.get(), n, fold_test::MatMul{}, identity, c.path, c.max_grid) == expected);
     }
     if (n < 100 * tile) // not trivially copyable: the warp reductions go through shared memory
     {

@@ -160,8 +160,7 @@ TEST_CASE("Float sums are bitwise identical whatever the temporary storage's add
     d_temp.poison();
     INFO("storage shifted by " << shift);
     CHECK(fold_test::same_bits(sum_under<fold::DefaultTuning>(d_in.get(), n, d_temp.get() + shift), reference));
-    CHECK(fold_test::same_bits(sum_under<fold::DefaultTuning>(d_in.get(), n, d_temp.get() + shift, stream),
-                               reference));
+    CHECK(fold_test::same_bits(sum_under<fold::DefaultTuning>(d_in.get(), n, d_temp.get() + shift, stream), reference));
   }
   CUDA_REQUIRE(cudaStreamDestroy(stream));
 }
@@ -174,8 +173,9 @@ TEST_CASE("gpu_to_gpu: every policy of the chain, and a tuning with another tile
     const auto values = fold_test::random_values<float>(n, n + 11, fold_test::Values::full_range);
     fold_test::DeviceBuffer<float> d_in(values);
     fold_test::DeviceBuffer<float> d_out(1);
-    fold_test::two_call([&](void* temp, std::size_t& bytes)
-                        { return fold::DeviceReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n, 0, fold::gpu_to_gpu); });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return fold::DeviceReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n, 0, fold::gpu_to_gpu); });
     const float canonical = d_out.front();
     INFO("n " << n);
     CHECK(fold_test::same_bits(sum_under<fold::CanonicalTuning<AtArch<600>>>(d_in.get(), n), canonical));
@@ -185,9 +185,9 @@ TEST_CASE("gpu_to_gpu: every policy of the chain, and a tuning with another tile
     CHECK(fold_test::same_bits(sum_under<fold::CanonicalTuning<AtArch<1000>>>(d_in.get(), n), canonical));
     CHECK(fold_test::same_bits(sum_under<fold::CanonicalTuning<OddTile>>(d_in.get(), n), canonical));
     // Under its own tile the odd tuning follows another tree: right, but not the same bits in general.
-    const float odd       = sum_under<OddTile>(d_in.get(), n);
-    const auto reference  = fold_test::sum_reference(values);
-    const double bound    = fold_test::sum_error_bound<float, float, float>(n, reference);
+    const float odd      = sum_under<OddTile>(d_in.get(), n);
+    const auto reference = fold_test::sum_reference(values);
+    const double bound   = fold_test::sum_error_bound<float, float, float>(n, reference);
     INFO("canonical " << canonical << ", odd tile " << odd << ", reference " << reference.sum);
     CHECK(std::fabs(odd - reference.sum) <= bound);
     CHECK(std::fabs(canonical - reference.sum) <= bound);

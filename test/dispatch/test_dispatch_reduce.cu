@@ -67,8 +67,8 @@ TEST_CASE("plan: inexact reductions are cut into units that depend on num_items 
   {
     const std::uint64_t n = tile + 1 + random.next() % (1ull << (14 + i % 24));
     INFO("n " << n);
-    const auto reference = make_reduce_plan<std::uint64_t>(n, tile, 1024, max_units, 100000, 132, 4, 4);
-    const std::uint64_t unit = reference.share.grain_items;
+    const auto reference      = make_reduce_plan<std::uint64_t>(n, tile, 1024, max_units, 100000, 132, 4, 4);
+    const std::uint64_t unit  = reference.share.grain_items;
     const std::uint64_t tiles = (n + tile - 1) / tile;
     // Whole tiles, a power of two of them, the fewest that give at most max_units units.
     REQUIRE(unit % tile == 0);
@@ -126,8 +126,8 @@ TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items gro
           while (n < (1ull << 36))
           {
             const std::size_t align = accum_bytes % 8 ? 4 : 8;
-            const auto plan         = make_reduce_plan<std::uint64_t>(
-                n, tile, tile / 4, max_units, max_grid, 132, accum_bytes, align);
+            const auto plan =
+                make_reduce_plan<std::uint64_t>(n, tile, tile / 4, max_units, max_grid, 132, accum_bytes, align);
             INFO("tile " << tile << ", max grid " << max_grid << ", max units " << max_units << ", n " << n);
             REQUIRE(plan.temp_storage_bytes > 0);
             REQUIRE(plan.temp_storage_bytes >= previous);

@@ -236,11 +236,12 @@ private:
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE int ConsumePartialTile(OffsetT tile_base, int valid, AccumT& aggregate)
   {
-    const int tid           = static_cast<int>(threadIdx.x);
-    const int whole_slots   = valid / VectorItems;
-    const int rest_begin    = whole_slots * VectorItems;
-    bool first              = First;
-    auto accumulate_slot    = [&](int slot) {
+    const int tid         = static_cast<int>(threadIdx.x);
+    const int whole_slots = valid / VectorItems;
+    const int rest_begin  = whole_slots * VectorItems;
+    bool first            = First;
+    auto accumulate_slot  = [&](int slot)
+    {
       const Vector loaded = LoadSlot<Vectorized>(tile_base, slot);
 #pragma unroll
       for (int j = 0; j < VectorItems; ++j)
@@ -249,7 +250,8 @@ private:
         first = false;
       }
     };
-    auto accumulate_item = [&](int i) {
+    auto accumulate_item = [&](int i)
+    {
       const OffsetT index = tile_base + static_cast<OffsetT>(i);
       Accumulate<First>(aggregate, in_[index], index, first);
       first = false;

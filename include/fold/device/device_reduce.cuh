@@ -106,7 +106,7 @@ struct DeviceReduce
                             NumItemsT num_items,
                             ReductionOpT reduction_op,
                             T init,
-                            cudaStream_t stream         = 0,
+                            cudaStream_t stream          = 0,
                             DeterminismT /*determinism*/ = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
@@ -116,14 +116,14 @@ struct DeviceReduce
                   "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
     return detail::reduce<AccumT, typename DeterminismT::tuning>(d_temp_storage,
-                                  temp_storage_bytes,
-                                  d_in,
-                                  d_out,
-                                  num_items,
-                                  reduction_op,
-                                  detail::InitialValue<T>{init},
-                                  detail::CastTo<AccumT>{},
-                                  stream);
+                                                                 temp_storage_bytes,
+                                                                 d_in,
+                                                                 d_out,
+                                                                 num_items,
+                                                                 reduction_op,
+                                                                 detail::InitialValue<T>{init},
+                                                                 detail::CastTo<AccumT>{},
+                                                                 stream);
   }
 
   //! The sum of the items, written to `*d_out` (0 when `num_items` is 0).
@@ -132,10 +132,7 @@ struct DeviceReduce
   //! accumulates in `decltype(zero + item)`: integers narrower than `int` sum in `int`, as in CUB; `__half` and
   //! `__nv_bfloat16` sum in `float` and are converted once at the end (CUB sums them in 16 bits). Parameters
   //! as for `Reduce`.
-  template <typename InputIteratorT,
-            typename OutputIteratorT,
-            typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT = run_to_run_t>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
@@ -155,10 +152,7 @@ struct DeviceReduce
   //! types, the largest value for integers. Floating-point: the canonical quiet NaN if any item is a NaN, and
   //! -0.0 below +0.0 (IEEE 754-2019 `minimum`; cub's result with NaNs depends on where they are). Exact: the
   //! same bits on every path and architecture. Parameters as for `Reduce`.
-  template <typename InputIteratorT,
-            typename OutputIteratorT,
-            typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT = run_to_run_t>
   static cudaError_t Min(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
@@ -189,10 +183,7 @@ struct DeviceReduce
   //! The largest item, written to `*d_out`; for empty input the identity of max: -infinity for floating-point
   //! types, the lowest value for integers. Floating-point: the canonical quiet NaN if any item is a NaN, and
   //! +0.0 above -0.0 (IEEE 754-2019 `maximum`). Parameters as for `Reduce`.
-  template <typename InputIteratorT,
-            typename OutputIteratorT,
-            typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT = run_to_run_t>
   static cudaError_t Max(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
@@ -312,7 +303,7 @@ struct DeviceReduce
                                      ReductionOpT reduction_op,
                                      TransformOpT transform_op,
                                      T init,
-                                     cudaStream_t stream         = 0,
+                                     cudaStream_t stream          = 0,
                                      DeterminismT /*determinism*/ = {})
   {
     static_assert(detail::is_determinism_v<DeterminismT>,
@@ -325,15 +316,16 @@ struct DeviceReduce
                   "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
                   "reduction_op(init, transform_op(*d_in))");
     using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
-    return detail::reduce<AccumT, typename DeterminismT::tuning>(d_temp_storage,
-                                  temp_storage_bytes,
-                                  d_in,
-                                  d_out,
-                                  num_items,
-                                  reduction_op,
-                                  detail::InitialValue<T>{init},
-                                  detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
-                                  stream);
+    return detail::reduce<AccumT, typename DeterminismT::tuning>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        d_out,
+        num_items,
+        reduction_op,
+        detail::InitialValue<T>{init},
+        detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
+        stream);
   }
 
 private:
@@ -394,11 +386,7 @@ private:
 
   // Min and Max over floating-point input: the integer min or max of the items' order keys, turned back into a
   // value when written (a NaN's key into the canonical NaN). Exact, and one integer comparison per item.
-  template <bool ForMax,
-            typename InputIteratorT,
-            typename OutputIteratorT,
-            typename NumItemsT,
-            typename DeterminismT>
+  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT>
   static cudaError_t ExtremumByKey(void* d_temp_storage,
                                    std::size_t& temp_storage_bytes,
                                    InputIteratorT d_in,
@@ -409,9 +397,9 @@ private:
   {
     static_assert(detail::is_determinism_v<DeterminismT>,
                   "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
-    using InputT   = detail::value_t<InputIteratorT>;
-    using KeyT     = detail::order_key_t<InputT>;
-    using OpT      = std::conditional_t<ForMax, fold::Max, fold::Min>;
+    using InputT          = detail::value_t<InputIteratorT>;
+    using KeyT            = detail::order_key_t<InputT>;
+    using OpT             = std::conditional_t<ForMax, fold::Max, fold::Min>;
     const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
     return detail::reduce<KeyT, typename DeterminismT::tuning>(
         d_temp_storage,

@@ -103,16 +103,16 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
     share    = GridEvenShare<OffsetT>::make(num_items, tiles_per_unit * tile, max_grid_size);
     partials = static_cast<int>(share.total_grains);
     // Sized for the most units any `num_items` up to this one can have, so that it never shrinks.
-    partials_capacity = tiles < static_cast<OffsetT>(max_units) ? static_cast<std::size_t>(tiles)
-                                                                : static_cast<std::size_t>(max_units);
+    partials_capacity =
+        tiles < static_cast<OffsetT>(max_units) ? static_cast<std::size_t>(tiles) : static_cast<std::size_t>(max_units);
   }
   if (path == ReducePath::automatic)
   {
     path = share.grid_size <= single_pass_max_blocks ? ReducePath::single_pass : ReducePath::two_pass;
   }
   // Vector-aligned partials, so that pass 2 loads them whole.
-  std::size_t align = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
-  align             = align > 16 ? align : 16;
+  std::size_t align       = partial_align > alignof(Ticket) ? partial_align : alignof(Ticket);
+  align                   = align > 16 ? align : 16;
   const std::size_t start = (sizeof(Ticket) + align - 1) / align * align;
   // The storage is aligned inside the caller's allocation, which may itself be less aligned.
   return {path, share, partials, align, start, align - 1 + start + partials_capacity * partial_bytes};
@@ -258,8 +258,9 @@ struct DispatchReduce
     const DispatchOverride forced = dispatch_override;
     int max_grid_size             = 0;
     int single_pass_max_blocks    = 0;
-    const bool needs_grid = forced.path == ReducePath::automatic ? num_items > static_cast<OffsetT>(shape.tile_items)
-                                                                 : forced.path != ReducePath::single_tile && num_items > 0;
+    const bool needs_grid         = forced.path == ReducePath::automatic
+                                        ? num_items > static_cast<OffsetT>(shape.tile_items)
+                                        : forced.path != ReducePath::single_tile && num_items > 0;
     if (needs_grid)
     {
       int sms = 0, blocks_per_sm = 0;
@@ -377,7 +378,7 @@ cudaError_t reduce(void* d_temp_storage,
   using OffsetT = offset_t<NumItemsT>;
   return DispatchReduce<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>::
       Dispatch(
-      d_temp_storage, temp_storage_bytes, in, out, static_cast<OffsetT>(num_items), op, init, transform, stream);
+          d_temp_storage, temp_storage_bytes, in, out, static_cast<OffsetT>(num_items), op, init, transform, stream);
 }
 
 } // namespace fold::detail

@@ -83,7 +83,8 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool sign_bit(const T& x)
 {
   if constexpr (is_floating_v<T>)
   {
-    using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+    using Bits = std::
+        conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
     return (::cuda::std::bit_cast<Bits>(x) >> (8 * sizeof(T) - 1)) != 0;
   }
   else
@@ -157,10 +158,9 @@ using key_float_t = std::conditional_t<is_16bit_float_v<T>, float, T>;
 template <typename T, bool ForMax>
 FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T from_order_key(order_key_t<T> key)
 {
-  using Key      = order_key_t<T>;
-  using Unsigned = std::make_unsigned_t<Key>;
-  constexpr Key nan_key =
-      ForMax ? ::cuda::std::numeric_limits<Key>::max() : ::cuda::std::numeric_limits<Key>::min();
+  using Key             = order_key_t<T>;
+  using Unsigned        = std::make_unsigned_t<Key>;
+  constexpr Key nan_key = ForMax ? ::cuda::std::numeric_limits<Key>::max() : ::cuda::std::numeric_limits<Key>::min();
   if (key == nan_key)
   {
     return ::cuda::std::numeric_limits<T>::quiet_NaN();
@@ -186,7 +186,7 @@ struct PairIndexWithOrderKey
 {
   template <typename U, typename OffsetT>
   FOLD_HOST_DEVICE FOLD_FORCEINLINE KeyValuePair<std::int64_t, order_key_t<T>> operator()(const U& item,
-                                                                                        OffsetT i) const
+                                                                                          OffsetT i) const
   {
     return {static_cast<std::int64_t>(i), ToOrderKey<T, ForMax>{}(item, i)};
   }
@@ -246,8 +246,7 @@ struct ArgMin
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& a,
                                                                             const KeyValuePair<K, V>& b) const
   {
-    return (detail::min_before(b.value, a.value) || (!detail::min_before(a.value, b.value) && b.key < a.key)) ? b
-                                                                                                               : a;
+    return (detail::min_before(b.value, a.value) || (!detail::min_before(a.value, b.value) && b.key < a.key)) ? b : a;
   }
 };
 
@@ -259,8 +258,7 @@ struct ArgMax
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyValuePair<K, V> operator()(const KeyValuePair<K, V>& a,
                                                                             const KeyValuePair<K, V>& b) const
   {
-    return (detail::max_before(b.value, a.value) || (!detail::max_before(a.value, b.value) && b.key < a.key)) ? b
-                                                                                                               : a;
+    return (detail::max_before(b.value, a.value) || (!detail::max_before(a.value, b.value) && b.key < a.key)) ? b : a;
   }
 };
 
@@ -349,9 +347,9 @@ inline constexpr bool is_exact_v<Min, AccumT> = is_primitive_v<AccumT>;
 template <typename AccumT>
 inline constexpr bool is_exact_v<Max, AccumT> = is_primitive_v<AccumT>;
 template <typename K, typename V>
-inline constexpr bool is_exact_v<ArgMin, KeyValuePair<K, V>> = is_primitive_v<V> && std::is_integral_v<K>;
+inline constexpr bool is_exact_v<ArgMin, KeyValuePair<K, V>> = is_primitive_v<V>&& std::is_integral_v<K>;
 template <typename K, typename V>
-inline constexpr bool is_exact_v<ArgMax, KeyValuePair<K, V>> = is_primitive_v<V> && std::is_integral_v<K>;
+inline constexpr bool is_exact_v<ArgMax, KeyValuePair<K, V>> = is_primitive_v<V>&& std::is_integral_v<K>;
 } // namespace detail
 
 namespace detail
