@@ -38,8 +38,16 @@ inline constexpr gpu_to_gpu_t gpu_to_gpu{};
 namespace detail
 {
 template <typename DeterminismT>
-inline constexpr bool is_determinism_v =
-    std::is_same_v<DeterminismT, run_to_run_t> || std::is_same_v<DeterminismT, gpu_to_gpu_t>;
+struct tuning_of
+{
+  static_assert(std::is_same_v<DeterminismT, run_to_run_t> || std::is_same_v<DeterminismT, gpu_to_gpu_t>,
+                "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
+  using type = typename DeterminismT::tuning;
+};
+
+//! The tuning a determinism mode runs with.
+template <typename DeterminismT>
+using tuning_t = typename tuning_of<DeterminismT>::type;
 } // namespace detail
 
 //! Device-wide reductions of a sequence of items in device-accessible memory.
@@ -112,18 +120,16 @@ struct DeviceReduce
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
-    static_assert(detail::is_determinism_v<DeterminismT>,
-                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    return detail::reduce<AccumT, typename DeterminismT::tuning>(d_temp_storage,
-                                                                 temp_storage_bytes,
-                                                                 d_in,
-                                                                 d_out,
-                                                                 num_items,
-                                                                 reduction_op,
-                                                                 detail::InitialValue<T>{init},
-                                                                 detail::CastTo<AccumT>{},
-                                                                 stream);
+    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(d_temp_storage,
+                                                                  temp_storage_bytes,
+                                                                  d_in,
+                                                                  d_out,
+                                                                  num_items,
+                                                                  reduction_op,
+                                                                  detail::InitialValue<T>{init},
+                                                                  detail::CastTo<AccumT>{},
+                                                                  stream);
   }
 
   //! The sum of the items, written to `*d_out` (0 when `num_items` is 0).
@@ -161,23 +167,7 @@ struct DeviceReduce
                          cudaStream_t stream      = 0,
                          DeterminismT determinism = {})
   {
-    using InputT = detail::value_t<InputIteratorT>;
-    if constexpr (is_floating_v<InputT>)
-    {
-      return ExtremumByKey<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
-    }
-    else
-    {
-      return Reduce(d_temp_storage,
-                    temp_storage_bytes,
-                    d_in,
-                    d_out,
-                    num_items,
-                    fold::Min{},
-                    detail::min_identity<InputT>(),
-                    stream,
-                    determinism);
-    }
+    return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
   }
 
   //! The largest item, written to `*d_out`; for empty input the identity of max: -infinity for floating-point
@@ -192,23 +182,7 @@ struct DeviceReduce
                          cudaStream_t stream      = 0,
                          DeterminismT determinism = {})
   {
-    using InputT = detail::value_t<InputIteratorT>;
-    if constexpr (is_floating_v<InputT>)
-    {
-      return ExtremumByKey<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
-    }
-    else
-    {
-      return Reduce(d_temp_storage,
-                    temp_storage_bytes,
-                    d_in,
-                    d_out,
-                    num_items,
-                    fold::Max{},
-                    detail::max_identity<InputT>(),
-                    stream,
-                    determinism);
-    }
+    return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
   }
 
   //! The smallest item to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
@@ -234,17 +208,8 @@ struct DeviceReduce
                             cudaStream_t stream      = 0,
                             DeterminismT determinism = {})
   {
-    using InputT = detail::value_t<InputIteratorT>;
-    return ArgExtremum(d_temp_storage,
-                       temp_storage_bytes,
-                       d_in,
-                       d_min_out,
-                       d_index_out,
-                       num_items,
-                       fold::ArgMin{},
-                       detail::min_identity<InputT>(),
-                       stream,
-                       determinism);
+    return ArgExtremum<false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream, determinism);
   }
 
   //! The largest item to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
@@ -267,17 +232,8 @@ struct DeviceReduce
                             cudaStream_t stream      = 0,
                             DeterminismT determinism = {})
   {
-    using InputT = detail::value_t<InputIteratorT>;
-    return ArgExtremum(d_temp_storage,
-                       temp_storage_bytes,
-                       d_in,
-                       d_max_out,
-                       d_index_out,
-                       num_items,
-                       fold::ArgMax{},
-                       detail::max_identity<InputT>(),
-                       stream,
-                       determinism);
+    return ArgExtremum<true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream, determinism);
   }
 
   //! `init op f(x[0]) op f(x[1]) op ... op f(x[num_items - 1])`, written to `*d_out` (`init` when `num_items`
@@ -306,8 +262,6 @@ struct DeviceReduce
                                      cudaStream_t stream          = 0,
                                      DeterminismT /*determinism*/ = {})
   {
-    static_assert(detail::is_determinism_v<DeterminismT>,
-                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<TransformOpT, const InputT&>,
                   "fold::DeviceReduce::TransformReduce: transform_op must be callable as transform_op(*d_in)");
@@ -316,7 +270,7 @@ struct DeviceReduce
                   "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
                   "reduction_op(init, transform_op(*d_in))");
     using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
-    return detail::reduce<AccumT, typename DeterminismT::tuning>(
+    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(
         d_temp_storage,
         temp_storage_bytes,
         d_in,
@@ -329,13 +283,38 @@ struct DeviceReduce
   }
 
 private:
+  // Min and Max: fold's operator and its identity, over the values as `ExtremumValues` carries them (order keys
+  // for floating-point input, turned back into a value when written).
+  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT>
+  static cudaError_t Extremum(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              InputIteratorT d_in,
+                              OutputIteratorT d_out,
+                              NumItemsT num_items,
+                              cudaStream_t stream,
+                              DeterminismT)
+  {
+    using InputT          = detail::value_t<InputIteratorT>;
+    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
+    using AccumT          = typename ValuesT::type;
+    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
+    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(d_temp_storage,
+                                                                  temp_storage_bytes,
+                                                                  d_in,
+                                                                  detail::extremum_output<InputT, ForMax>(d_out),
+                                                                  num_items,
+                                                                  std::conditional_t<ForMax, fold::Max, fold::Min>{},
+                                                                  detail::InitialValue<AccumT>{ValuesT{}(identity)},
+                                                                  detail::ApplyTransform<AccumT, ValuesT>{},
+                                                                  stream);
+  }
+
   // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
-  template <typename InputIteratorT,
+  template <bool ForMax,
+            typename InputIteratorT,
             typename ExtremumOutIteratorT,
             typename IndexOutIteratorT,
             typename NumItemsT,
-            typename ReductionOpT,
-            typename T,
             typename DeterminismT>
   static cudaError_t ArgExtremum(void* d_temp_storage,
                                  std::size_t& temp_storage_bytes,
@@ -343,73 +322,23 @@ private:
                                  ExtremumOutIteratorT d_extremum_out,
                                  IndexOutIteratorT d_index_out,
                                  NumItemsT num_items,
-                                 ReductionOpT op,
-                                 T identity,
                                  cudaStream_t stream,
                                  DeterminismT)
   {
-    static_assert(detail::is_determinism_v<DeterminismT>,
-                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
-    if constexpr (is_floating_v<T>)
-    {
-      // Pairs of (index, order key): integer comparisons that keep fold's floating-point order.
-      constexpr bool for_max = std::is_same_v<ReductionOpT, fold::ArgMax>;
-      using KeyT             = detail::order_key_t<T>;
-      using AccumT           = KeyValuePair<std::int64_t, KeyT>;
-      using ValuesT          = detail::FromOrderKey<ExtremumOutIteratorT, T, for_max>;
-      return detail::reduce<AccumT, typename DeterminismT::tuning>(
-          d_temp_storage,
-          temp_storage_bytes,
-          d_in,
-          detail::ArgOutput<ValuesT, IndexOutIteratorT>{ValuesT{d_extremum_out}, d_index_out},
-          num_items,
-          op,
-          detail::EmptyResult<AccumT>{{-1, detail::ToOrderKey<T, for_max>{}(identity, 0)}},
-          detail::PairIndexWithOrderKey<T, for_max>{},
-          stream);
-    }
-    else
-    {
-      using AccumT = KeyValuePair<std::int64_t, T>;
-      return detail::reduce<AccumT, typename DeterminismT::tuning>(
-          d_temp_storage,
-          temp_storage_bytes,
-          d_in,
-          detail::ArgOutput<ExtremumOutIteratorT, IndexOutIteratorT>{d_extremum_out, d_index_out},
-          num_items,
-          op,
-          detail::EmptyResult<AccumT>{{-1, identity}},
-          detail::PairWithIndex<T>{},
-          stream);
-    }
-  }
-
-  // Min and Max over floating-point input: the integer min or max of the items' order keys, turned back into a
-  // value when written (a NaN's key into the canonical NaN). Exact, and one integer comparison per item.
-  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT>
-  static cudaError_t ExtremumByKey(void* d_temp_storage,
-                                   std::size_t& temp_storage_bytes,
-                                   InputIteratorT d_in,
-                                   OutputIteratorT d_out,
-                                   NumItemsT num_items,
-                                   cudaStream_t stream,
-                                   DeterminismT)
-  {
-    static_assert(detail::is_determinism_v<DeterminismT>,
-                  "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
     using InputT          = detail::value_t<InputIteratorT>;
-    using KeyT            = detail::order_key_t<InputT>;
-    using OpT             = std::conditional_t<ForMax, fold::Max, fold::Min>;
+    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
+    using AccumT          = KeyValuePair<std::int64_t, typename ValuesT::type>;
     const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
-    return detail::reduce<KeyT, typename DeterminismT::tuning>(
+    auto values           = detail::extremum_output<InputT, ForMax>(d_extremum_out);
+    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(
         d_temp_storage,
         temp_storage_bytes,
         d_in,
-        detail::FromOrderKey<OutputIteratorT, InputT, ForMax>{d_out},
+        detail::ArgOutput<decltype(values), IndexOutIteratorT>{values, d_index_out},
         num_items,
-        OpT{},
-        detail::InitialValue<KeyT>{detail::ToOrderKey<InputT, ForMax>{}(identity, 0)},
-        detail::ToOrderKey<InputT, ForMax>{},
+        std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>{},
+        detail::EmptyResult<AccumT>{{-1, ValuesT{}(identity)}},
+        detail::PairWithIndex<ValuesT>{},
         stream);
   }
 };

@@ -79,7 +79,6 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
   }
   const OffsetT tiles = num_items / tile + (num_items % tile != 0);
   GridEvenShare<OffsetT> share{};
-  int partials                  = 0;
   std::size_t partials_capacity = 0;
   if (max_units == 0)
   {
@@ -90,8 +89,7 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
       max_grid_size = whole_tiles > 0 ? static_cast<int>(whole_tiles) : 1;
     }
     share             = GridEvenShare<OffsetT>::make(num_items, static_cast<OffsetT>(grain_items), max_grid_size);
-    partials          = share.grid_size;
-    partials_capacity = static_cast<std::size_t>(partials);
+    partials_capacity = static_cast<std::size_t>(share.grid_size);
   }
   else
   {
@@ -100,12 +98,12 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
     {
       tiles_per_unit *= 2;
     }
-    share    = GridEvenShare<OffsetT>::make(num_items, tiles_per_unit * tile, max_grid_size);
-    partials = static_cast<int>(share.total_grains);
+    share = GridEvenShare<OffsetT>::make(num_items, tiles_per_unit * tile, max_grid_size);
     // Sized for the most units any `num_items` up to this one can have, so that it never shrinks.
     partials_capacity =
         tiles < static_cast<OffsetT>(max_units) ? static_cast<std::size_t>(tiles) : static_cast<std::size_t>(max_units);
   }
+  const int partials = static_cast<int>(partial_count(share, max_units == 0));
   if (path == ReducePath::automatic)
   {
     path = share.grid_size <= single_pass_max_blocks ? ReducePath::single_pass : ReducePath::two_pass;

@@ -90,6 +90,21 @@ FOLD_DEVICE FOLD_FORCEINLINE void store_result(FromOrderKey<OutputIteratorT, T, 
   store_result(out.out, from_order_key<T, ForMax>(key));
 }
 
+//! Where Min, Max, ArgMin and ArgMax over `T` write their value: `out` itself, or through `FromOrderKey` when
+//! the values travel as order keys (`ExtremumValues`).
+template <typename T, bool ForMax, typename OutputIteratorT>
+constexpr auto extremum_output(OutputIteratorT out)
+{
+  if constexpr (ExtremumValues<T, ForMax>::keyed)
+  {
+    return FromOrderKey<OutputIteratorT, T, ForMax>{out};
+  }
+  else
+  {
+    return out;
+  }
+}
+
 //! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`.
 template <typename TuningT,
           int Arch,
@@ -115,10 +130,10 @@ struct AgentReduceFor
 //! How many partials pass 1 writes over `share`: one per block for an exact reduction (any tree gives the same
 //! bits, so the blocks' ranges are free), otherwise one per grain: the grains are the fixed units the input is
 //! cut into whatever the grid (see `make_reduce_plan`).
-template <typename ReductionOpT, typename AccumT, typename OffsetT>
-FOLD_HOST_DEVICE constexpr OffsetT partial_count(const GridEvenShare<OffsetT>& share)
+template <typename OffsetT>
+FOLD_HOST_DEVICE constexpr OffsetT partial_count(const GridEvenShare<OffsetT>& share, bool exact)
 {
-  return is_exact_v<ReductionOpT, AccumT> ? static_cast<OffsetT>(share.grid_size) : share.total_grains;
+  return exact ? static_cast<OffsetT>(share.grid_size) : share.total_grains;
 }
 
 //! Pass 1 of one block: reduces its range and writes its partial to `partials[block]` (exact reductions), or
@@ -323,8 +338,9 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
   {
     return;
   }
-  const AccumT total = PartialsAgentT(storage.partials, partials, op, CastTo<AccumT>{})
-                           .ConsumeRange(0u, static_cast<std::uint32_t>(partial_count<ReductionOpT, AccumT>(share)));
+  const AccumT total =
+      PartialsAgentT(storage.partials, partials, op, CastTo<AccumT>{})
+          .ConsumeRange(0u, static_cast<std::uint32_t>(partial_count(share, is_exact_v<ReductionOpT, AccumT>)));
   if (threadIdx.x == 0)
   {
     store_result(out, init.finalize(op, total));

@@ -67,44 +67,53 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool is_nan(const T& x)
   {
     return is_nan(static_cast<float>(x));
   }
-  else if constexpr (is_floating_v<T>)
+  else
   {
     return !(x == x);
   }
-  else
-  {
-    return false;
-  }
 }
 
-//! Whether the sign bit of `x` is set (false for every non-floating type).
+//! The canonical quiet NaN of `T`: what Min and Max return when the input holds any NaN.
 template <typename T>
-FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool sign_bit(const T& x)
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T quiet_nan()
 {
-  if constexpr (is_floating_v<T>)
-  {
-    using Bits = std::
-        conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
-    return (::cuda::std::bit_cast<Bits>(x) >> (8 * sizeof(T) - 1)) != 0;
-  }
-  else
-  {
-    return false;
-  }
+  return ::cuda::std::numeric_limits<T>::quiet_NaN();
 }
 
-//! An integer that orders floating-point numbers as `<` does, with -0.0 below +0.0, and puts every NaN at
-//! `nan_key`: the sign-magnitude bits turned two's complement. Comparing keys is one integer comparison, with no
-//! branch on NaNs or zeros.
-template <typename T, bool NaNFirstForMax>
-FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr auto order_key(const T& x)
+//! The type a floating-point `T` is keyed through (16-bit floats through `float`, exactly), and its key.
+template <typename T>
+using key_float_t = std::conditional_t<is_16bit_float_v<T>, float, T>;
+template <typename T>
+using order_key_t = std::conditional_t<sizeof(key_float_t<T>) == 8, std::int64_t, std::int32_t>;
+
+//! The key every NaN gets: first in Max's order (`ForMax`), first in Min's otherwise.
+template <typename T, bool ForMax>
+inline constexpr order_key_t<T> nan_key = ForMax ? ::cuda::std::numeric_limits<order_key_t<T>>::max()
+                                                 : ::cuda::std::numeric_limits<order_key_t<T>>::min();
+
+//! Sign-magnitude bits to two's complement and back (it is its own inverse).
+template <typename KeyT>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr KeyT flip_negative(KeyT bits)
 {
-  using Key       = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
-  using Unsigned  = std::make_unsigned_t<Key>;
-  const Key bits  = ::cuda::std::bit_cast<Key>(x);
-  const Key key   = bits ^ static_cast<Key>(static_cast<Unsigned>(bits >> (8 * sizeof(Key) - 1)) >> 1);
-  constexpr Key n = NaNFirstForMax ? ::cuda::std::numeric_limits<Key>::max() : ::cuda::std::numeric_limits<Key>::min();
-  return is_nan(x) ? n : key;
+  using Unsigned = std::make_unsigned_t<KeyT>;
+  return bits ^ static_cast<KeyT>(static_cast<Unsigned>(bits >> (8 * sizeof(KeyT) - 1)) >> 1);
+}
+
+//! An integer that orders floating-point numbers as `<` does, with -0.0 below +0.0, and every NaN at
+//! `nan_key`. Comparing keys is one integer comparison, with no branch on NaNs or zeros.
+template <bool ForMax, typename T>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr order_key_t<T> order_key(const T& x)
+{
+  const key_float_t<T> f = convert<key_float_t<T>>(x);
+  return is_nan(f) ? nan_key<T, ForMax> : flip_negative(::cuda::std::bit_cast<order_key_t<T>>(f));
+}
+
+//! The `T` whose key is `key`; `nan_key` gives the canonical NaN.
+template <typename T, bool ForMax>
+FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T from_order_key(order_key_t<T> key)
+{
+  return key == nan_key<T, ForMax> ? quiet_nan<T>()
+                                   : convert<T>(::cuda::std::bit_cast<key_float_t<T>>(flip_negative(key)));
 }
 
 //! Whether `a` comes strictly before `b` in the order Min and ArgMin use: the order of `<`, with every NaN
@@ -112,13 +121,9 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr auto order_key(const T& x)
 template <typename T>
 FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool min_before(const T& a, const T& b)
 {
-  if constexpr (is_16bit_float_v<T>)
+  if constexpr (is_floating_v<T>)
   {
-    return min_before(static_cast<float>(a), static_cast<float>(b)); // exact, and cheaper than 16-bit compares
-  }
-  else if constexpr (is_floating_v<T>)
-  {
-    return order_key<T, false>(a) < order_key<T, false>(b);
+    return order_key<false>(a) < order_key<false>(b);
   }
   else
   {
@@ -131,13 +136,9 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool min_before(const T& a, const T&
 template <typename T>
 FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool max_before(const T& a, const T& b)
 {
-  if constexpr (is_16bit_float_v<T>)
+  if constexpr (is_floating_v<T>)
   {
-    return max_before(static_cast<float>(a), static_cast<float>(b));
-  }
-  else if constexpr (is_floating_v<T>)
-  {
-    return order_key<T, true>(a) > order_key<T, true>(b);
+    return order_key<true>(a) > order_key<true>(b);
   }
   else
   {
@@ -145,59 +146,28 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool max_before(const T& a, const T&
   }
 }
 
-//! The integer Min/Max and ArgMin/ArgMax over floating-point input reduce: `order_key` of the value (of its
-//! `float` value for 16-bit types). Reducing keys is one integer comparison per item, where comparing values
-//! in fold's order takes several.
-template <typename T>
-using order_key_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
-
-template <typename T>
-using key_float_t = std::conditional_t<is_16bit_float_v<T>, float, T>;
-
-//! The value of key `key` of a `T` in Min's (`ForMax` false) or Max's order; a NaN's key gives the canonical NaN.
+//! How DeviceReduce's Min, Max, ArgMin and ArgMax carry the values of a `T` through the kernels: integers as
+//! they are; floating-point values as their `order_key` (one integer comparison per item, where comparing the
+//! values in fold's order takes several), turned back into values when written (`from_order_key`).
 template <typename T, bool ForMax>
-FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T from_order_key(order_key_t<T> key)
+struct ExtremumValues
 {
-  using Key             = order_key_t<T>;
-  using Unsigned        = std::make_unsigned_t<Key>;
-  constexpr Key nan_key = ForMax ? ::cuda::std::numeric_limits<Key>::max() : ::cuda::std::numeric_limits<Key>::min();
-  if (key == nan_key)
-  {
-    return ::cuda::std::numeric_limits<T>::quiet_NaN();
-  }
-  const Key bits = key ^ static_cast<Key>(static_cast<Unsigned>(key >> (8 * sizeof(Key) - 1)) >> 1);
-  return convert<T>(::cuda::std::bit_cast<key_float_t<T>>(bits));
-}
+  static constexpr bool keyed = is_floating_v<T>;
+  using type                  = std::conditional_t<keyed, order_key_t<T>, T>;
 
-//! `(item, index) -> order_key` of the item as a `T`.
-template <typename T, bool ForMax>
-struct ToOrderKey
-{
-  template <typename U, typename OffsetT>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE order_key_t<T> operator()(const U& item, OffsetT) const
+  template <typename U>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr type operator()(const U& item) const
   {
-    return order_key<key_float_t<T>, ForMax>(convert<key_float_t<T>>(convert<T>(item)));
+    if constexpr (keyed)
+    {
+      return order_key<ForMax>(convert<T>(item));
+    }
+    else
+    {
+      return convert<T>(item);
+    }
   }
 };
-
-//! `(item, index) -> (index, order_key)`, for ArgMin and ArgMax over floating-point input.
-template <typename T, bool ForMax>
-struct PairIndexWithOrderKey
-{
-  template <typename U, typename OffsetT>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE KeyValuePair<std::int64_t, order_key_t<T>> operator()(const U& item,
-                                                                                          OffsetT i) const
-  {
-    return {static_cast<std::int64_t>(i), ToOrderKey<T, ForMax>{}(item, i)};
-  }
-};
-
-//! The result of Min or Max when it is a NaN: the type's canonical quiet NaN, whichever NaNs the input held.
-template <typename T>
-FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T quiet_nan()
-{
-  return ::cuda::std::numeric_limits<T>::quiet_NaN();
-}
 } // namespace detail
 
 //! The smaller of `a` and `b`. For floating-point types: a NaN if either is a NaN (the canonical quiet NaN, so
@@ -384,41 +354,6 @@ struct ArgMaxInOrder
   }
 };
 
-//! Min and Max within a thread: select by the operator's order (a NaN beats every number) without making the
-//! NaN canonical; every later combination uses the operator itself, which does, and every result passes through
-//! at least one (the initial value is combined last).
-struct MinInOrder
-{
-  template <typename T>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& earlier, const T& later) const
-  {
-    return min_before(later, earlier) ? later : earlier;
-  }
-};
-
-struct MaxInOrder
-{
-  template <typename T>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr T operator()(const T& earlier, const T& later) const
-  {
-    return max_before(later, earlier) ? later : earlier;
-  }
-};
-
-template <>
-struct InOrder<Min>
-{
-  using type = MinInOrder;
-  FOLD_HOST_DEVICE static constexpr type make(const Min&) { return {}; }
-};
-
-template <>
-struct InOrder<Max>
-{
-  using type = MaxInOrder;
-  FOLD_HOST_DEVICE static constexpr type make(const Max&) { return {}; }
-};
-
 template <>
 struct InOrder<ArgMin>
 {
@@ -485,14 +420,15 @@ struct ApplyTransform
   }
 };
 
-//! Pairs each item with its global index, for ArgMin and ArgMax.
-template <typename ValueT>
+//! Pairs each item, as `ValuesT` carries it (see `ExtremumValues`), with its global index, for ArgMin and ArgMax.
+template <typename ValuesT>
 struct PairWithIndex
 {
   template <typename T, typename OffsetT>
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE KeyValuePair<std::int64_t, ValueT> operator()(const T& item, OffsetT i) const
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE KeyValuePair<std::int64_t, typename ValuesT::type> operator()(const T& item,
+                                                                                                  OffsetT i) const
   {
-    return {static_cast<std::int64_t>(i), detail::convert<ValueT>(item)};
+    return {static_cast<std::int64_t>(i), ValuesT{}(item)};
   }
 };
 
