@@ -6,6 +6,8 @@
 #include <fold/agent/agent_reduce.cuh>
 #include <fold/block/block_reduce.cuh>
 #include <fold/device/device_reduce.cuh>
+#include <fold/device/device_reduce_axes.cuh>
+#include <fold/device/device_segmented_reduce.cuh>
 #include <fold/grid/grid_even_share.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/operators.cuh>

@@ -2,6 +2,7 @@
 // Dispatch decisions and argument checks that need no GPU: the plan (path, grid, temporary storage) as a pure
 // function of the sizes, and the errors returned before any device is touched.
 #include <fold/device/device_reduce.cuh>
+#include <fold/dispatch/dispatch_reduce_axes.cuh>
 
 #include "test_util.cuh"
 
@@ -199,4 +200,68 @@ TEST_CASE("without a usable device a query returns the runtime's error", "[dispa
   const cudaError_t status = fold::DeviceReduce::Sum(nullptr, bytes, in, out, 100);
   CHECK(status != cudaSuccess);
   CHECK(bytes == 777);
+}
+
+TEST_CASE("Axis plans merge dimensions and remove reduced groups innermost first", "[dispatch][axes]")
+{
+  using fold::detail::make_axes_plan;
+  SECTION("NHWC over N, H, W: one higher-dimension step, then its partial rows twice")
+  {
+    const auto plan = make_axes_plan({64, 56, 56, 256}, {0, 1, 2});
+    REQUIRE(plan.valid);
+    CHECK(plan.outputs == 256);
+    REQUIRE(plan.steps == 3);
+    CHECK(!plan.step[0].last_dim);
+    CHECK(plan.step[0].rows == 64 * 56 * 56);
+    CHECK(plan.step[0].cols == 256);
+    CHECK(plan.step[0].rows_per_unit == 128);
+    CHECK(plan.step[0].units == 1568);
+    CHECK(plan.step[1].rows == 1568);
+    CHECK(plan.step[1].units == 13);
+    CHECK(plan.step[2].rows == 13);
+    CHECK(plan.step[2].units == 1);
+  }
+  SECTION("the last dimension first, then a batched higher one")
+  {
+    const auto plan = make_axes_plan({3, 4000, 1, 5, 9}, {1, 2, 4});
+    REQUIRE(plan.steps == 2);
+    CHECK(plan.step[0].last_dim);
+    CHECK(plan.step[0].batch == 3 * 4000 * 5);
+    CHECK(plan.step[0].rows == 9);
+    CHECK(!plan.step[1].last_dim);
+    CHECK(plan.step[1].batch == 3);
+    CHECK(plan.step[1].rows == 4000);
+    CHECK(plan.step[1].cols == 5);
+    CHECK(plan.step[1].units == 1);
+  }
+  SECTION("adjacent kept axes merge once the reduced group between them is gone")
+  {
+    const auto plan = make_axes_plan({6, 10, 7, 8}, {1});
+    REQUIRE(plan.steps == 1);
+    CHECK(plan.step[0].batch == 6);
+    CHECK(plan.step[0].rows == 10);
+    CHECK(plan.step[0].cols == 56);
+  }
+  SECTION("nothing to reduce, an empty reduced axis, an empty kept axis")
+  {
+    const auto none = make_axes_plan({4, 1, 5}, {1});
+    REQUIRE(none.steps == 1);
+    CHECK(none.step[0].last_dim);
+    CHECK(none.step[0].rows == 1);
+    CHECK(none.step[0].batch == 20);
+    const auto empty = make_axes_plan({4, 0, 5}, {1});
+    REQUIRE(empty.steps == 1);
+    CHECK(empty.step[0].rows == 0);
+    CHECK(make_axes_plan({0, 5}, {1}).outputs == 0);
+    CHECK(make_axes_plan({0, 5}, {1}).steps == 0);
+  }
+  SECTION("bad shapes and axes")
+  {
+    const std::int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    CHECK(!make_axes_plan(fold::Extents(nine, 9), {0}).valid);
+    CHECK(!make_axes_plan({2, -1}, {0}).valid);
+    CHECK(!make_axes_plan({2, 3}, {0, 0}).valid);
+    CHECK(!make_axes_plan({2, 3}, {2}).valid);
+    CHECK(!make_axes_plan({2, 3}, {-1}).valid);
+  }
 }

@@ -17,9 +17,13 @@
 //! folded; the last tile of the range may be partial (whole slots, then the items after the last whole slot,
 //! guarded). The item transform (`(item, global index) -> accumulator`) is applied as the items are loaded.
 //! Each thread meets its items in increasing index order.
+//!
+//! The "block" may also be one warp (`AgentScope::warp`, 32 threads): each warp of a block is then an agent of
+//! its own, reducing its own range with WarpReduce (the segmented reductions give small segments a warp each).
 #pragma once
 
 #include <fold/block/block_reduce.cuh>
+#include <fold/warp/warp_reduce.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/util/operators.cuh>
@@ -47,7 +51,15 @@ FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
                          static_cast<int>(sizeof(AccumT)));
 }
 
-//! @tparam BlockThreads, ItemsPerThread, VectorItems, Algorithm  the tile shape (see `TileShape`)
+//! Who runs one AgentReduce: a whole thread block, or one warp of it.
+enum class AgentScope
+{
+  block,
+  warp,
+};
+
+//! @tparam BlockThreads, ItemsPerThread, VectorItems, Algorithm  the tile shape (see `TileShape`); with
+//!   `AgentScope::warp`, `BlockThreads` is 32 and `Algorithm` is not used
 //! @tparam AccumT  the accumulator: default-constructible, copyable
 //! @tparam TransformOpT  `(item, OffsetT index) -> AccumT`
 template <int BlockThreads,
@@ -58,7 +70,8 @@ template <int BlockThreads,
           typename AccumT,
           typename OffsetT,
           typename ReductionOpT,
-          typename TransformOpT>
+          typename TransformOpT,
+          AgentScope Scope = AgentScope::block>
 class AgentReduce
 {
   using InputT = detail::value_t<InputIteratorT>;
@@ -67,7 +80,10 @@ class AgentReduce
   static constexpr bool ordered = !is_commutative_v<ReductionOpT>;
   static constexpr BlockReduceAlgorithm algorithm =
       ordered && Algorithm == BlockReduceAlgorithm::raking_commutative_only ? BlockReduceAlgorithm::raking : Algorithm;
-  using BlockReduceT = BlockReduce<AccumT, BlockThreads, algorithm>;
+  static constexpr bool warp_scope = Scope == AgentScope::warp;
+  static_assert(!warp_scope || BlockThreads == 32, "AgentReduce: a warp-scope agent has 32 threads");
+  using BlockReduceT =
+      std::conditional_t<warp_scope, WarpReduce<AccumT, 32>, BlockReduce<AccumT, BlockThreads, algorithm>>;
 
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr int vectors    = ItemsPerThread / VectorItems; //!< slots per thread per tile
@@ -93,9 +109,9 @@ public:
   {
   }
 
-  //! The reduction of items `[begin, end)` (`begin < end`), valid in thread 0. The tree depends only on the
-  //! tile shape, the operator's commutativity and `end - begin`. The block's shared storage may be reused after
-  //! a `__syncthreads()`.
+  //! The reduction of items `[begin, end)` (`begin < end`), valid in thread 0 (lane 0 for a warp). The tree
+  //! depends only on the tile shape, the operator's commutativity and `end - begin`. The shared storage may be
+  //! reused after a `__syncthreads()` (`__syncwarp()` for a warp).
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeRange(OffsetT begin, OffsetT end)
   {
     if constexpr (VectorItems > 1)
@@ -110,6 +126,23 @@ public:
   }
 
 private:
+  FOLD_DEVICE FOLD_FORCEINLINE static int thread_rank()
+  {
+    return static_cast<int>(threadIdx.x) % BlockThreads; // BlockThreads is the block's size, or 32
+  }
+
+  FOLD_DEVICE FOLD_FORCEINLINE static void sync()
+  {
+    if constexpr (warp_scope)
+    {
+      __syncwarp();
+    }
+    else
+    {
+      __syncthreads();
+    }
+  }
+
   //! The slot thread `tid` takes as its `v`-th of a full tile.
   FOLD_DEVICE FOLD_FORCEINLINE static constexpr int slot_of(int tid, int v)
   {
@@ -157,7 +190,7 @@ private:
           valid = ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(left), thread_aggregate);
         }
         const AccumT tile_aggregate = BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
-        if (threadIdx.x == 0)
+        if (thread_rank() == 0)
         {
           total = tile_base == begin ? tile_aggregate : op_(total, tile_aggregate);
         }
@@ -165,7 +198,7 @@ private:
         {
           return total;
         }
-        __syncthreads(); // the block reduction's storage is reused by the next tile
+        sync(); // the block reduction's storage is reused by the next tile
       }
     }
     else
@@ -210,7 +243,7 @@ private:
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeFullTile(OffsetT tile_base, AccumT& aggregate)
   {
-    const int tid = static_cast<int>(threadIdx.x);
+    const int tid = thread_rank();
     Vector loaded[vectors];
 #pragma unroll
     for (int v = 0; v < vectors; ++v)
@@ -236,7 +269,7 @@ private:
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE int ConsumePartialTile(OffsetT tile_base, int valid, AccumT& aggregate)
   {
-    const int tid         = static_cast<int>(threadIdx.x);
+    const int tid         = thread_rank();
     const int whole_slots = valid / VectorItems;
     const int rest_begin  = whole_slots * VectorItems;
     bool first            = First;

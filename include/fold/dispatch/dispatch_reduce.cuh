@@ -119,9 +119,10 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
 //! A test hook: forces the path and caps the grid of the calls made on this host thread. Not for production use.
 struct DispatchOverride
 {
-  ReducePath path   = ReducePath::automatic;
-  int max_grid_size = 0; //!< 0: no cap
-  int waves         = 0; //!< 0: the policy's
+  ReducePath path         = ReducePath::automatic;
+  int max_grid_size       = 0; //!< 0: no cap
+  int waves               = 0; //!< 0: the policy's
+  int max_listed_segments = 0; //!< segmented reductions: caps both lists (0: the policy's caps)
 };
 inline thread_local DispatchOverride dispatch_override{};
 

@@ -133,6 +133,29 @@ struct CanonicalTuning
   }
 };
 
+//! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
+//! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the
+//! same on every architecture. They were set on an H200 from the segment-length sweep of `fold-bench`
+//! (docs/performance.md, "Segmented").
+struct SegmentedPolicy
+{
+  int lane_items;         //!< small: up to 32 x this many items, groups of 1..32 lanes, each a run of at most this many
+  int warp_tiles;         //!< warp: up to this many warp tiles (32 threads' share of a tile), one warp per segment
+  int block_tiles;        //!< block: up to this many tiles, one block per segment
+  int min_unit_tiles;     //!< large: units of K tiles, K the smallest power of two from this that gives at most
+  int max_units;          //!< this many units per segment, one partial each
+  int max_split_segments; //!< while a call has at most this many large segments (and at most
+  int max_listed_segments; //!< this many block segments) every unit and block segment is dealt out one by one over
+                           //!< the whole grid; beyond, blocks take the recorded range 256 segments at a time, and a
+                           //!< large segment all its units (the same tree)
+  int min_blocks_per_sm;   //!< the block kernel's `__launch_bounds__` occupancy (it holds three agents)
+};
+
+FOLD_HOST_DEVICE constexpr SegmentedPolicy segmented_policy()
+{
+  return {4, 8, 64, 16, 256, 1024, 1 << 20, 4};
+}
+
 //! A policy made concrete for one item type.
 struct TileShape
 {

@@ -123,4 +123,27 @@ private:
   int lane_;
 };
 
+namespace detail
+{
+//! The reduction, in lane order, of the values of lanes `[0, num_valid)` of each aligned group of `width` lanes
+//! (a power of two from 1 to 32, the same in every lane; `1 <= num_valid <= width`, per group). Every lane of the
+//! warp must call it; the result is valid in each group's first lane. The same tree as `WarpReduce` of `width`
+//! lanes; any trivially copyable `T` moves with shuffles.
+template <typename T, typename ReductionOpT>
+FOLD_DEVICE FOLD_FORCEINLINE T reduce_lane_groups(T value, ReductionOpT op, int width, int num_valid)
+{
+  static_assert(std::is_trivially_copyable_v<T>, "reduce_lane_groups: the value type must be trivially copyable");
+  const int rank = static_cast<int>(threadIdx.x) % width;
+  for (int offset = 1; offset < width; offset *= 2)
+  {
+    const T other = shuffle_down(value, offset, width);
+    if (rank + offset < num_valid)
+    {
+      value = op(value, other);
+    }
+  }
+  return value;
+}
+} // namespace detail
+
 } // namespace fold

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""torch.sum(x, dim) on the GPU for the axis-reduction cases of fold-segmented-bench (float32), timed with CUDA
+events, median of 9 after a warm-up. Writes JSON to the path given (default: torch-axes.json) and prints a table.
+Run on the GPU machine: python3 benchmarks/torch_axes.py $OUT/torch-axes.json"""
+import json
+import sys
+
+import torch
+
+CASES = [
+    ((1 << 14, 1 << 14), (0,), "axes/16384x16384/axis0"),
+    ((1 << 14, 1 << 14), (1,), "axes/16384x16384/axis1"),
+    ((1 << 24, 16), (0,), "axes/16777216x16/axis0"),
+    ((1 << 24, 16), (1,), "axes/16777216x16/axis1"),
+    ((16, 1 << 24), (0,), "axes/16x16777216/axis0"),
+    ((16, 1 << 24), (1,), "axes/16x16777216/axis1"),
+    ((1 << 12, 1 << 16), (0,), "axes/4096x65536/axis0"),
+    ((1 << 12, 1 << 16), (1,), "axes/4096x65536/axis1"),
+    ((64, 56, 56, 256), (0, 1, 2), "axes/64x56x56x256/axes012"),
+]
+
+
+def main():
+    path = sys.argv[1] if len(sys.argv) > 1 else "torch-axes.json"
+    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "cases": []}
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for shape, dims, name in CASES:
+        x = torch.rand(shape, device="cuda", dtype=torch.float32) * 2 - 1
+        torch.sum(x, dim=dims)
+        samples = []
+        for _ in range(9):
+            start.record()
+            torch.sum(x, dim=dims)
+            stop.record()
+            stop.synchronize()
+            samples.append(start.elapsed_time(stop) * 1e3)  # us
+        samples.sort()
+        results["cases"].append({"name": name, "torch_us": samples[len(samples) // 2]})
+        del x
+        torch.cuda.empty_cache()
+    with open(path, "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"device: {results['device']}, torch {results['torch']}")
+    for c in results["cases"]:
+        print(f"{c['name']:34s} torch {c['torch_us']:10.1f} us")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! fold::DeviceReduceAxes: the reduction of a row-major array over any set of its axes.
+#pragma once
+
+#include <fold/dispatch/dispatch_reduce_axes.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace fold
+{
+
+//! Reductions of a contiguous row-major array of up to `max_rank` (8) dimensions over a set of its axes, like
+//! `torch.sum(x, dim)` or `numpy.sum(x, axis)`: the output has the kept shape (the reduced axes dropped), row-major.
+//!
+//! @code
+//! // x: float[64][56][56][256] (NHWC), summed over N, H and W: out is float[256].
+//! size_t bytes = 0;
+//! fold::DeviceReduceAxes::Sum(nullptr, bytes, d_x, d_out, {64, 56, 56, 256}, {0, 1, 2}, stream);
+//! cudaMallocAsync(&d_temp, bytes, stream);
+//! fold::DeviceReduceAxes::Sum(d_temp, bytes, d_x, d_out, {64, 56, 56, 256}, {0, 1, 2}, stream);
+//! @endcode
+//!
+//! Extents of 1 are dropped and adjacent reduced (or kept) axes merged; then each remaining group of reduced axes
+//! is removed innermost first, by the segmented reduction when it is the last dimension and by a kernel in which
+//! each thread owns an output column otherwise (docs/architecture.md, "Axis reductions"). The conventions of
+//! `DeviceReduce` hold: the two-call temporary storage API (the size depends on the shape, the axes, the types and
+//! the device), stream order, no host synchronisation or allocation, `cudaError_t` results, and results that are
+//! the same bits on every run. Operators need only be associative: the items of each output are combined in
+//! row-major order. An empty reduced axis gives `init` everywhere; an empty kept axis, no output at all.
+//!
+//! `cudaErrorInvalidValue`: a rank above 8, a negative extent, an axis outside `[0, rank)` or named twice, a null
+//! pointer argument when there is something to read or write, or too little temporary storage (all checked before
+//! anything is launched).
+struct DeviceReduceAxes
+{
+  //! `out[k] = init op x[k, r0] op x[k, r1] op ...` over the reduced index tuples `r` in row-major order, for each
+  //! kept index tuple `k`. The accumulator is `decltype(reduction_op(init, *d_in))`; it must be trivially
+  //! copyable.
+  //!
+  //! @param[in] d_temp_storage   device storage, or `nullptr` to query its size
+  //! @param[in,out] temp_storage_bytes   the size of `d_temp_storage`; written when querying
+  //! @param[in] d_in   the array, row-major and contiguous
+  //! @param[out] d_out   the result, of the kept shape, row-major
+  //! @param[in] shape   the extents, outermost first
+  //! @param[in] axes   the axes to reduce (any order)
+  //! @param[in] reduction_op   the binary operator
+  //! @param[in] init   the initial value of every output
+  //! @param[in] stream   the stream to run on (default: the default stream)
+  template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T>
+  static cudaError_t Reduce(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            const Extents& shape,
+                            const Axes& axes,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
+                  "fold::DeviceReduceAxes::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
+    using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
+    static_assert(std::is_trivially_copyable_v<AccumT> && std::is_default_constructible_v<AccumT>,
+                  "fold::DeviceReduceAxes: the accumulator type must be trivially copyable and default-constructible");
+    return detail::DispatchReduceAxes<InputIteratorT, OutputIteratorT, ReductionOpT, detail::InitialValue<T>, AccumT>::
+        Dispatch(d_temp_storage,
+                 temp_storage_bytes,
+                 d_in,
+                 d_out,
+                 shape,
+                 axes,
+                 reduction_op,
+                 detail::InitialValue<T>{init},
+                 stream);
+  }
+
+  //! The sums over `axes` (0 where a reduced axis is empty), accumulated as `DeviceReduce::Sum` does.
+  //! Parameters as for `Reduce`.
+  template <typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t Sum(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         const Extents& shape,
+                         const Axes& axes,
+                         cudaStream_t stream = 0)
+  {
+    using InputT  = detail::value_t<InputIteratorT>;
+    using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
+    return Reduce(d_temp_storage,
+                  temp_storage_bytes,
+                  d_in,
+                  d_out,
+                  shape,
+                  axes,
+                  fold::Sum{},
+                  detail::sum_init_t<OutputT>{},
+                  stream);
+  }
+};
+
+} // namespace fold

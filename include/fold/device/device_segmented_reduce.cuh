@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! fold::DeviceSegmentedReduce: one reduction per segment of a sequence, with CUB's calling conventions.
+#pragma once
+
+#include <fold/dispatch/dispatch_segmented_reduce.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace fold
+{
+
+namespace detail
+{
+//! Offset iterators, as opposed to the integer segment size of the fixed-size overloads.
+template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
+using enable_if_offsets_t =
+    std::enable_if_t<!std::is_integral_v<BeginOffsetIteratorT> && !std::is_integral_v<EndOffsetIteratorT>, int>;
+} // namespace detail
+
+//! Segmented reductions: segment `i` is `[d_in + d_begin_offsets[i], d_in + d_end_offsets[i])`, and its result is
+//! written to `d_out[i]`. Segments may be empty (an end at or before its begin), may overlap and may come in any
+//! order; segment `i` reads only its own items.
+//!
+//! The calls are CUB 3.0.1's (begin and end offset iterators, an `int64_t` segment count) plus overloads for
+//! segments of one fixed size (`segment_size` items each, back to back from `d_in`). The conventions of
+//! `DeviceReduce` hold: the two-call temporary storage API, stream order without host synchronisation or
+//! allocation, graph capture, `cudaError_t` results (`cudaErrorInvalidValue` for a negative count or segment
+//! size, a null pointer argument with segments to reduce, or too little temporary storage, checked before
+//! anything is launched), operators that need only be associative (the items of a segment are combined in index
+//! order unless the operator is commutative, see `is_commutative`), and results that are the same bits on every
+//! run: a segment's result depends only on its items, never on the other segments.
+//!
+//! Zero segments: the size query still writes `temp_storage_bytes` (CUB leaves it unwritten), and the run
+//! launches nothing. Each call clears a few bytes of the temporary storage (`cudaMemsetAsync`) and launches two
+//! kernels; which segment is reduced by a group of lanes, a warp, a block or the whole grid is decided on the
+//! device from its length (docs/semantics.md, "Segmented").
+struct DeviceSegmentedReduce
+{
+  //! `d_out[i] = init op x[b] op x[b + 1] op ... op x[e - 1]` for each segment `[b, e)`; `init` for an empty one.
+  //! The accumulator is `decltype(reduction_op(init, *d_in))` and must be trivially copyable.
+  //!
+  //! @param[in] d_temp_storage   device storage, or `nullptr` to query its size
+  //! @param[in,out] temp_storage_bytes   the size of `d_temp_storage`; written when querying
+  //! @param[in] d_in   the items
+  //! @param[out] d_out   one result per segment
+  //! @param[in] num_segments   the number of segments (>= 0)
+  //! @param[in] d_begin_offsets   the first item of each segment, as an offset from `d_in`
+  //! @param[in] d_end_offsets   one past the last item of each segment (often `d_begin_offsets + 1`)
+  //! @param[in] reduction_op   the binary operator
+  //! @param[in] init   the initial value of every segment
+  //! @param[in] stream   the stream to run on (default: the default stream)
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename ReductionOpT,
+            typename T,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Reduce(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
+                  "fold::DeviceSegmentedReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
+    using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
+    return detail::segmented_reduce<AccumT>(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            d_out,
+                                            num_segments,
+                                            d_begin_offsets,
+                                            d_end_offsets,
+                                            reduction_op,
+                                            detail::InitialValue<T>{init},
+                                            detail::CastTo<AccumT>{},
+                                            stream);
+  }
+
+  //! The sum of each segment (0 for an empty one), accumulated as `DeviceReduce::Sum` does (16-bit floats in
+  //! `float`, small integers in `int`). Parameters as for `Reduce`.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Sum(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream = 0)
+  {
+    using InputT  = detail::value_t<InputIteratorT>;
+    using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
+    return Reduce(d_temp_storage,
+                  temp_storage_bytes,
+                  d_in,
+                  d_out,
+                  num_segments,
+                  d_begin_offsets,
+                  d_end_offsets,
+                  fold::Sum{},
+                  detail::sum_init_t<OutputT>{},
+                  stream);
+  }
+
+  //! The smallest item of each segment; the identity of min for an empty one. Floating-point as
+  //! `DeviceReduce::Min` (NaN first, -0.0 below +0.0). Parameters as for `Reduce`.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Min(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream = 0)
+  {
+    return Extremum<false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+  }
+
+  //! The largest item of each segment; the identity of max for an empty one. Floating-point as
+  //! `DeviceReduce::Max`. Parameters as for `Reduce`.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Max(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream = 0)
+  {
+    return Extremum<true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+  }
+
+  //! The smallest item of each segment and its index within the segment, as a `KeyValuePair` (`key`: the
+  //! index, `value`: the item; by default `KeyValuePair<int, T>`, as in CUB); the first on ties. An empty segment
+  //! gets index -1 and the identity of min (CUB writes index 1). Floating-point as `DeviceReduce::ArgMin`.
+  //! Parameters as for `Reduce`.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t ArgMin(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets,
+                            cudaStream_t stream = 0)
+  {
+    return ArgExtremum<false>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+  }
+
+  //! The largest item of each segment and its index within the segment; the first on ties; index -1 and the
+  //! identity of max for an empty segment. Parameters as for `ArgMin`.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t ArgMax(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets,
+                            cudaStream_t stream = 0)
+  {
+    return ArgExtremum<true>(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+  }
+
+  //! @name Fixed-size segments
+  //! Segment `i` is `[d_in + i * segment_size, d_in + (i + 1) * segment_size)` (`segment_size >= 0`); the rows of
+  //! a row-major matrix, for instance. Otherwise as the calls above.
+  //! @{
+  template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T>
+  static cudaError_t Reduce(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            std::int64_t segment_size,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0)
+  {
+    return segment_size < 0 ? cudaErrorInvalidValue
+                            : Reduce(d_temp_storage,
+                                     temp_storage_bytes,
+                                     d_in,
+                                     d_out,
+                                     num_segments,
+                                     detail::FixedOffsets{segment_size, 0},
+                                     detail::FixedOffsets{segment_size, segment_size},
+                                     reduction_op,
+                                     init,
+                                     stream);
+  }
+
+  template <typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t Sum(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         std::int64_t segment_size,
+                         cudaStream_t stream = 0)
+  {
+    return segment_size < 0 ? cudaErrorInvalidValue
+                            : Sum(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  d_out,
+                                  num_segments,
+                                  detail::FixedOffsets{segment_size, 0},
+                                  detail::FixedOffsets{segment_size, segment_size},
+                                  stream);
+  }
+
+  template <typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t Min(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         std::int64_t segment_size,
+                         cudaStream_t stream = 0)
+  {
+    return segment_size < 0 ? cudaErrorInvalidValue
+                            : Min(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  d_out,
+                                  num_segments,
+                                  detail::FixedOffsets{segment_size, 0},
+                                  detail::FixedOffsets{segment_size, segment_size},
+                                  stream);
+  }
+
+  template <typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t Max(void* d_temp_storage,
+                         std::size_t& temp_storage_bytes,
+                         InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         std::int64_t segment_size,
+                         cudaStream_t stream = 0)
+  {
+    return segment_size < 0 ? cudaErrorInvalidValue
+                            : Max(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  d_out,
+                                  num_segments,
+                                  detail::FixedOffsets{segment_size, 0},
+                                  detail::FixedOffsets{segment_size, segment_size},
+                                  stream);
+  }
+
+  template <typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t ArgMin(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            std::int64_t segment_size,
+                            cudaStream_t stream = 0)
+  {
+    return segment_size < 0 ? cudaErrorInvalidValue
+                            : ArgMin(d_temp_storage,
+                                     temp_storage_bytes,
+                                     d_in,
+                                     d_out,
+                                     num_segments,
+                                     detail::FixedOffsets{segment_size, 0},
+                                     detail::FixedOffsets{segment_size, segment_size},
+                                     stream);
+  }
+
+  template <typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t ArgMax(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            std::int64_t segment_size,
+                            cudaStream_t stream = 0)
+  {
+    return segment_size < 0 ? cudaErrorInvalidValue
+                            : ArgMax(d_temp_storage,
+                                     temp_storage_bytes,
+                                     d_in,
+                                     d_out,
+                                     num_segments,
+                                     detail::FixedOffsets{segment_size, 0},
+                                     detail::FixedOffsets{segment_size, segment_size},
+                                     stream);
+  }
+  //! @}
+
+private:
+  template <bool ForMax,
+            typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT>
+  static cudaError_t Extremum(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              InputIteratorT d_in,
+                              OutputIteratorT d_out,
+                              std::int64_t num_segments,
+                              BeginOffsetIteratorT d_begin_offsets,
+                              EndOffsetIteratorT d_end_offsets,
+                              cudaStream_t stream)
+  {
+    using InputT          = detail::value_t<InputIteratorT>;
+    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
+    using AccumT          = typename ValuesT::type;
+    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
+    return detail::segmented_reduce<AccumT>(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            detail::extremum_output<InputT, ForMax>(d_out),
+                                            num_segments,
+                                            d_begin_offsets,
+                                            d_end_offsets,
+                                            std::conditional_t<ForMax, fold::Max, fold::Min>{},
+                                            detail::InitialValue<AccumT>{ValuesT{}(identity)},
+                                            detail::ApplyTransform<AccumT, ValuesT>{},
+                                            stream);
+  }
+
+  template <bool ForMax,
+            typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT>
+  static cudaError_t ArgExtremum(void* d_temp_storage,
+                                 std::size_t& temp_storage_bytes,
+                                 InputIteratorT d_in,
+                                 OutputIteratorT d_out,
+                                 std::int64_t num_segments,
+                                 BeginOffsetIteratorT d_begin_offsets,
+                                 EndOffsetIteratorT d_end_offsets,
+                                 cudaStream_t stream)
+  {
+    using InputT          = detail::value_t<InputIteratorT>;
+    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
+    using AccumT          = KeyValuePair<std::int64_t, typename ValuesT::type>;
+    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
+    using PairT           = detail::non_void_value_t<OutputIteratorT, KeyValuePair<int, InputT>>;
+    static_assert(std::is_integral_v<decltype(PairT::key)>,
+                  "fold::DeviceSegmentedReduce: the output of ArgMin/ArgMax holds KeyValuePair<integer, T>");
+    using PairOutputT = detail::PairOutput<OutputIteratorT, InputT, ForMax>;
+    return detail::segmented_reduce<AccumT>(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            PairOutputT{d_out},
+                                            num_segments,
+                                            d_begin_offsets,
+                                            d_end_offsets,
+                                            std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>{},
+                                            detail::EmptyResult<AccumT>{{-1, ValuesT{}(identity)}},
+                                            detail::PairWithIndex<ValuesT>{},
+                                            stream);
+  }
+};
+
+} // namespace fold

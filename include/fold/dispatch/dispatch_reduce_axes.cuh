@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The reduction over axes of a row-major array. The plan (a pure host function) drops extents of 1, merges
+//! adjacent reduced and adjacent kept dimensions, and then removes the reduced groups innermost first, one step
+//! each:
+//! - the last dimension reduced, `[batch, rows]` -> `[batch]`: the segmented reduction with fixed-size segments;
+//! - a higher dimension reduced, `[batch, rows, cols]` -> `[batch, cols]`: `HigherDimKernel`, in which each thread
+//!   owns a column and folds a contiguous run of rows (Paddle's reduce over the highest dimension). Long columns
+//!   are cut into units of `rows_per_unit` rows, one partial row each, `[batch, units, cols]`, which the next step
+//!   reduces the same way.
+//! Steps hand their results on in the accumulator type through the temporary storage; only the last applies the
+//! initial value. The nested reductions keep the row-major order of the reduced items (outer before inner), so an
+//! operator need only be associative, and every step's tree depends only on the shape.
+#pragma once
+
+#include <fold/agent/agent_reduce.cuh>
+#include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/dispatch/dispatch_segmented_reduce.cuh>
+#include <fold/dispatch/kernels_reduce.cuh>
+#include <fold/util/macros.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/uninitialized.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fold
+{
+
+//! The most dimensions `DeviceReduceAxes` takes.
+inline constexpr int max_rank = 8;
+
+//! The extents of a row-major array of up to `max_rank` dimensions: `{64, 56, 56, 256}`.
+struct Extents
+{
+  int rank = 0;
+  std::int64_t dims[max_rank]{};
+
+  Extents() = default;
+  Extents(std::initializer_list<std::int64_t> extents)
+      : Extents(extents.begin(), static_cast<int>(extents.size()))
+  {
+  }
+  //! `count` extents from `extents`; a `count` outside `[0, max_rank]` makes the call fail with
+  //! `cudaErrorInvalidValue`.
+  Extents(const std::int64_t* extents, int count)
+      : rank(count)
+  {
+    for (int i = 0; i < count && i < max_rank; ++i)
+    {
+      dims[i] = extents[i];
+    }
+  }
+};
+
+//! A set of axes, each in `[0, rank)`: `{0, 1, 2}`.
+struct Axes
+{
+  unsigned mask  = 0;
+  bool repeated  = false; //!< an axis named twice (the call fails)
+  bool too_large = false; //!< an axis outside `[0, max_rank)` (the call fails)
+
+  Axes() = default;
+  Axes(std::initializer_list<int> axes)
+      : Axes(axes.begin(), static_cast<int>(axes.size()))
+  {
+  }
+  Axes(const int* axes, int count)
+  {
+    for (int i = 0; i < count; ++i)
+    {
+      if (axes[i] < 0 || axes[i] >= max_rank)
+      {
+        too_large = true;
+        continue;
+      }
+      repeated = repeated || (mask >> axes[i] & 1u);
+      mask |= 1u << axes[i];
+    }
+  }
+};
+
+namespace detail
+{
+
+//! No initial value: the result is the aggregate (the intermediate steps of an axis reduction, whose rows are
+//! never empty).
+template <typename AccumT>
+struct NoInit
+{
+  template <typename ReductionOpT>
+  FOLD_DEVICE FOLD_FORCEINLINE const AccumT& finalize(ReductionOpT, const AccumT& aggregate) const
+  {
+    return aggregate;
+  }
+  FOLD_DEVICE FOLD_FORCEINLINE AccumT empty() const { return AccumT{}; }
+};
+
+//! One step of an axis reduction.
+struct AxesStep
+{
+  bool last_dim; //!< `[batch, rows]` -> `[batch]`; otherwise `[batch, rows, cols]` -> `[batch, units, cols]`
+  std::int64_t batch;
+  std::int64_t rows;
+  std::int64_t cols;
+  std::int64_t rows_per_unit;
+  std::int64_t units;
+
+  constexpr std::int64_t outputs() const { return last_dim ? batch : batch * units * cols; }
+};
+
+//! Rows per unit of a higher-dimension step: all of them up to `unit_min_rows` rows or `unit_items` items, else a
+//! power of two from there (at most 1/128 of the input comes back as partials).
+inline constexpr std::int64_t unit_min_rows = 128;
+inline constexpr std::int64_t unit_items    = 1 << 15;
+
+constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
+{
+  std::int64_t target = unit_items / cols > unit_min_rows ? unit_items / cols : unit_min_rows;
+  if (rows <= target)
+  {
+    return rows;
+  }
+  std::int64_t r = 1;
+  while (r < target)
+  {
+    r *= 2;
+  }
+  return r;
+}
+
+//! The steps of a reduction of `shape` over `axes`, and what the call produces.
+struct AxesPlan
+{
+  static constexpr int max_steps = max_rank + 8;
+  bool valid                     = false; //!< the arguments make sense
+  std::int64_t inputs            = 0;
+  std::int64_t outputs           = 0; //!< the kept shape's size (0: nothing to write)
+  int steps                      = 0;
+  AxesStep step[max_steps]{};
+};
+
+inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
+{
+  AxesPlan plan;
+  if (shape.rank < 0 || shape.rank > max_rank || axes.repeated || axes.too_large || (axes.mask >> shape.rank) != 0)
+  {
+    return plan;
+  }
+  std::int64_t extent[max_rank];
+  bool reduced[max_rank];
+  int groups           = 0;
+  bool empty_reduction = false;
+  plan.inputs          = 1;
+  plan.outputs         = 1;
+  for (int d = 0; d < shape.rank; ++d)
+  {
+    if (shape.dims[d] < 0)
+    {
+      return plan;
+    }
+    const bool r = (axes.mask >> d) & 1u;
+    plan.inputs *= shape.dims[d];
+    plan.outputs *= r ? 1 : shape.dims[d];
+    empty_reduction = empty_reduction || (r && shape.dims[d] == 0);
+    if (shape.dims[d] == 1)
+    {
+      continue; // nothing to reduce or keep
+    }
+    if (groups > 0 && reduced[groups - 1] == r)
+    {
+      extent[groups - 1] *= shape.dims[d];
+    }
+    else
+    {
+      extent[groups]  = shape.dims[d];
+      reduced[groups] = r;
+      ++groups;
+    }
+  }
+  plan.valid = true;
+  if (plan.outputs == 0)
+  {
+    return plan; // nothing to write
+  }
+  if (empty_reduction || groups == 0 || !reduced[groups - 1])
+  {
+    bool any = false;
+    for (int g = 0; g < groups; ++g)
+    {
+      any = any || reduced[g];
+    }
+    if (empty_reduction || !any)
+    {
+      // Every output is `init op` (no item, or its one item): segments of 0 or 1 item.
+      plan.step[plan.steps++] = {true, plan.outputs, empty_reduction ? 0 : 1, 1, 1, 1};
+      return plan;
+    }
+  }
+  if (reduced[groups - 1])
+  {
+    // The last dimension: segments.
+    plan.step[plan.steps++] = {true, plan.inputs / extent[groups - 1], extent[groups - 1], 1, 1, 1};
+    --groups;
+    // What remains ends with a kept group (or is empty, the whole reduction done).
+  }
+  while (true)
+  {
+    int inner = -1; // the innermost reduced group
+    for (int g = 0; g < groups; ++g)
+    {
+      inner = reduced[g] ? g : inner;
+    }
+    if (inner < 0)
+    {
+      return plan;
+    }
+    std::int64_t batch = 1, cols = 1;
+    for (int g = 0; g < inner; ++g)
+    {
+      batch *= extent[g];
+    }
+    for (int g = inner + 1; g < groups; ++g)
+    {
+      cols *= extent[g];
+    }
+    const std::int64_t rows  = extent[inner];
+    const std::int64_t per   = rows_per_unit(rows, cols);
+    const std::int64_t units = (rows + per - 1) / per;
+    plan.step[plan.steps++]  = {false, batch, rows, cols, per, units};
+    if (units > 1)
+    {
+      extent[inner] = units; // partial rows, reduced by the next step
+      continue;
+    }
+    // The group is gone: its neighbours (both kept, or the end) merge.
+    for (int g = inner; g + 1 < groups; ++g)
+    {
+      extent[g]  = extent[g + 1];
+      reduced[g] = reduced[g + 1];
+    }
+    --groups;
+    if (inner > 0 && inner < groups && !reduced[inner - 1] && !reduced[inner])
+    {
+      extent[inner - 1] *= extent[inner];
+      for (int g = inner; g + 1 < groups; ++g)
+      {
+        extent[g]  = extent[g + 1];
+        reduced[g] = reduced[g + 1];
+      }
+      --groups;
+    }
+  }
+}
+
+//! Threads per block of `HigherDimKernel`.
+inline constexpr int higher_dim_threads = 256;
+
+//! Columns each thread of `HigherDimKernel` owns: one 16-byte vector of a primitive type read through a raw
+//! pointer, one column otherwise. The same whether the loads are vectors or not (they are when the rows are
+//! 16-byte aligned), so the tree does not depend on the input's alignment.
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE constexpr int column_vector_items()
+{
+  if constexpr (is_vectorizable_input_v<InputIteratorT>)
+  {
+    constexpr int items = 16 / static_cast<int>(sizeof(value_t<InputIteratorT>));
+    return items > 1 ? items : 1;
+  }
+  else
+  {
+    return 1;
+  }
+}
+
+//! Threads of a block that share a row: the column groups of `vector_items` rounded up to a power of two, at most
+//! all of them. The others split the rows.
+FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_items)
+{
+  const std::int64_t groups = (cols + vector_items - 1) / vector_items;
+  int c                     = 1;
+  while (c < groups && c < higher_dim_threads)
+  {
+    c *= 2;
+  }
+  return c;
+}
+
+//! `[batch, rows, cols]` -> `[batch, units, cols]`. Block `(tile, unit, b)` takes `col_threads` column groups
+//! of `V` columns and the unit's rows; thread `(x, y)` folds its group's columns over the `y`-th contiguous run
+//! of those rows, in order, and the runs are combined in order by a tree over `y`.
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT>
+__global__ __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIteratorT in,
+                                                                      OutputIteratorT out,
+                                                                      AxesStep step,
+                                                                      int col_threads,
+                                                                      ReductionOpT op,
+                                                                      InitT init,
+                                                                      TransformOpT transform)
+{
+  constexpr int V = column_vector_items<InputIteratorT>();
+  using InputT    = value_t<InputIteratorT>;
+  struct alignas(V > 1 ? sizeof(InputT) * V : alignof(InputT)) Vector
+  {
+    InputT items[V];
+  };
+  __shared__ Uninitialized<AccumT, higher_dim_threads * V> shared;
+  const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
+  const int run_groups                                 = higher_dim_threads / col_threads;
+  const int x                                          = static_cast<int>(threadIdx.x) % col_threads;
+  const int y                                          = static_cast<int>(threadIdx.x) / col_threads;
+  const std::int64_t col_tiles =
+      (step.cols + static_cast<std::int64_t>(col_threads) * V - 1) / (static_cast<std::int64_t>(col_threads) * V);
+  const std::int64_t blocks = col_tiles * step.units * step.batch;
+  bool vectors              = false;
+  if constexpr (V > 1)
+  {
+    vectors = step.cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % sizeof(Vector) == 0;
+  }
+
+  for (std::int64_t block = blockIdx.x; block < blocks; block += gridDim.x)
+  {
+    const std::int64_t tile      = block % col_tiles;
+    const std::int64_t unit      = block / col_tiles % step.units;
+    const std::int64_t b         = block / col_tiles / step.units;
+    const std::int64_t col       = (tile * col_threads + x) * V; // the first of the thread's columns
+    const std::int64_t row0      = unit * step.rows_per_unit;
+    const std::int64_t unit_rows = step.rows - row0 < step.rows_per_unit ? step.rows - row0 : step.rows_per_unit;
+    const std::int64_t run       = (unit_rows + run_groups - 1) / run_groups;
+    const std::int64_t first     = y * run < unit_rows ? y * run : unit_rows;
+    const std::int64_t last      = first + run < unit_rows ? first + run : unit_rows;
+    const int valid              = static_cast<int>((unit_rows + run - 1) / run);
+
+    AccumT aggregate[V];
+    if (col < step.cols && first < last)
+    {
+      const InputIteratorT base = in + ((b * step.rows + row0) * step.cols + col);
+      // Row `r`'s items of the thread's columns (those past the end of the row are never folded).
+      auto load = [&](std::int64_t r, Vector& v)
+      {
+        if (vectors)
+        {
+          v = *reinterpret_cast<const Vector*>(&base[r * step.cols]);
+        }
+        else
+        {
+#pragma unroll
+          for (int j = 0; j < V; ++j)
+          {
+            if (col + j < step.cols)
+            {
+              v.items[j] = base[r * step.cols + j];
+            }
+          }
+        }
+      };
+      auto fold_row = [&](std::int64_t r, const Vector& v, bool start)
+      {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+        {
+          const AccumT item = transform(v.items[j], r);
+          aggregate[j]      = start ? item : thread_op(aggregate[j], item);
+        }
+      };
+      Vector v;
+      load(first, v);
+      fold_row(first, v, true);
+      std::int64_t r       = first + 1;
+      constexpr int unroll = V > 4 ? 2 : 4;
+      for (; r + unroll <= last; r += unroll)
+      {
+        Vector rows[unroll];
+#pragma unroll
+        for (int k = 0; k < unroll; ++k)
+        {
+          load(r + k, rows[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < unroll; ++k)
+        {
+          fold_row(r + k, rows[k], false);
+        }
+      }
+      for (; r < last; ++r)
+      {
+        load(r, v);
+        fold_row(r, v, false);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+    {
+      construct_at(shared.data() + j * higher_dim_threads + threadIdx.x, aggregate[j]);
+    }
+    for (int stride = 1; stride < run_groups; stride *= 2)
+    {
+      __syncthreads();
+      if (y % (2 * stride) == 0 && y + stride < valid)
+      {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+        {
+          AccumT* mine = shared.data() + j * higher_dim_threads + threadIdx.x;
+          *mine        = op(*mine, mine[stride * col_threads]);
+        }
+      }
+    }
+    __syncthreads();
+    if (y == 0)
+    {
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+      {
+        if (col + j < step.cols)
+        {
+          store_result(out + ((b * step.units + unit) * step.cols + col + j),
+                       init.finalize(op, shared[j * higher_dim_threads + threadIdx.x]));
+        }
+      }
+    }
+    __syncthreads(); // the shared rows are reused by the next block's work
+  }
+}
+
+template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename InitT, typename AccumT>
+struct DispatchReduceAxes
+{
+  using Cast = CastTo<AccumT>;
+
+  //! One segmented step: `[batch, rows]` -> `[batch]`.
+  template <typename InT, typename OutT, typename StepInitT>
+  static cudaError_t last_dim(void* temp,
+                              std::size_t& bytes,
+                              InT in,
+                              OutT out,
+                              const AxesStep& s,
+                              ReductionOpT op,
+                              StepInitT init,
+                              cudaStream_t stream)
+  {
+    return DispatchSegmentedReduce<InT,
+                                   OutT,
+                                   FixedOffsets,
+                                   FixedOffsets,
+                                   std::uint64_t,
+                                   ReductionOpT,
+                                   StepInitT,
+                                   AccumT,
+                                   Cast>::Dispatch(temp,
+                                                   bytes,
+                                                   in,
+                                                   out,
+                                                   s.batch,
+                                                   FixedOffsets{s.rows, 0},
+                                                   FixedOffsets{s.rows, s.rows},
+                                                   op,
+                                                   init,
+                                                   Cast{},
+                                                   stream);
+  }
+
+  template <typename InT, typename OutT, typename StepInitT>
+  static cudaError_t
+  higher_dim(InT in, OutT out, const AxesStep& s, ReductionOpT op, StepInitT init, int sms, cudaStream_t stream)
+  {
+    constexpr int V             = column_vector_items<InT>();
+    const int col_threads       = column_threads(s.cols, V);
+    const std::int64_t per_tile = static_cast<std::int64_t>(col_threads) * V;
+    const std::int64_t blocks   = (s.cols + per_tile - 1) / per_tile * s.units * s.batch;
+    const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
+    const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
+    return launch(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast>,
+                  grid,
+                  higher_dim_threads,
+                  stream,
+                  in,
+                  out,
+                  s,
+                  col_threads,
+                  op,
+                  init,
+                  Cast{});
+  }
+
+  static cudaError_t Dispatch(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              InputIteratorT in,
+                              OutputIteratorT out,
+                              const Extents& shape,
+                              const Axes& axes,
+                              ReductionOpT op,
+                              InitT init,
+                              cudaStream_t stream)
+  {
+    const AxesPlan plan = make_axes_plan(shape, axes);
+    if (!plan.valid)
+    {
+      return cudaErrorInvalidValue;
+    }
+    if (d_temp_storage != nullptr && plan.outputs > 0 && (is_null(out) || (plan.inputs > 0 && is_null(in))))
+    {
+      return cudaErrorInvalidValue;
+    }
+    // The layout: two buffers for the steps' results (step i writes buffer i % 2), then the segmented step's
+    // own storage.
+    std::size_t buffer_items[2] = {0, 0};
+    for (int i = 0; i + 1 < plan.steps; ++i)
+    {
+      const auto items    = static_cast<std::size_t>(plan.step[i].outputs());
+      buffer_items[i % 2] = buffer_items[i % 2] > items ? buffer_items[i % 2] : items;
+    }
+    std::size_t segmented_bytes = 0;
+    if (plan.steps > 0 && plan.step[0].last_dim)
+    {
+      const cudaError_t error = plan.steps == 1
+                                    ? last_dim(nullptr, segmented_bytes, in, out, plan.step[0], op, init, stream)
+                                    : last_dim(nullptr,
+                                               segmented_bytes,
+                                               in,
+                                               static_cast<AccumT*>(nullptr),
+                                               plan.step[0],
+                                               op,
+                                               NoInit<AccumT>{},
+                                               stream);
+      if (error != cudaSuccess)
+      {
+        return error;
+      }
+    }
+    constexpr std::size_t align = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
+    auto round                  = [](std::size_t x) { return (x + align - 1) / align * align; };
+    const std::size_t second    = round(buffer_items[0] * sizeof(AccumT));
+    const std::size_t segmented = second + round(buffer_items[1] * sizeof(AccumT));
+    const std::size_t bytes     = align - 1 + segmented + segmented_bytes + 1;
+    if (d_temp_storage == nullptr)
+    {
+      temp_storage_bytes = bytes;
+      return cudaSuccess;
+    }
+    if (temp_storage_bytes < bytes)
+    {
+      return cudaErrorInvalidValue;
+    }
+    if (plan.outputs == 0)
+    {
+      return cudaSuccess;
+    }
+    int device = 0, sms = 0;
+    if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
+    {
+      return error;
+    }
+    if (const cudaError_t error = sm_count(device, sms); error != cudaSuccess)
+    {
+      return error;
+    }
+    char* base            = static_cast<char*>(align_up(d_temp_storage, align));
+    AccumT* buffer[2]     = {reinterpret_cast<AccumT*>(base), reinterpret_cast<AccumT*>(base + second)};
+    std::size_t seg_bytes = segmented_bytes;
+    for (int i = 0; i < plan.steps; ++i)
+    {
+      const AxesStep& s  = plan.step[i];
+      const bool first   = i == 0;
+      const bool final   = i + 1 == plan.steps;
+      AccumT* const from = first ? nullptr : buffer[(i - 1) % 2];
+      AccumT* const to   = buffer[i % 2];
+      cudaError_t error  = cudaSuccess;
+      if (s.last_dim) // only ever the first step
+      {
+        error = final ? last_dim(base + segmented, seg_bytes, in, out, s, op, init, stream)
+                      : last_dim(base + segmented, seg_bytes, in, to, s, op, NoInit<AccumT>{}, stream);
+      }
+      else if (first)
+      {
+        error = final ? higher_dim(in, out, s, op, init, sms, stream)
+                      : higher_dim(in, to, s, op, NoInit<AccumT>{}, sms, stream);
+      }
+      else
+      {
+        error = final ? higher_dim(from, out, s, op, init, sms, stream)
+                      : higher_dim(from, to, s, op, NoInit<AccumT>{}, sms, stream);
+      }
+      if (error != cudaSuccess)
+      {
+        return error;
+      }
+    }
+    return cudaSuccess;
+  }
+};
+
+} // namespace detail
+} // namespace fold

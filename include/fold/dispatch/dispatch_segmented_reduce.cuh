@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The segmented dispatch: validates the arguments, lays out the temporary storage, clears the state the two
+//! kernels share and launches them on the caller's stream. Which segment goes where is decided on the device
+//! (see kernels_segmented_reduce.cuh), so nothing waits for the host.
+#pragma once
+
+#include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/dispatch/kernels_segmented_reduce.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/arch.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace fold::detail
+{
+
+template <typename OutputIteratorT, typename T, bool ForMax>
+bool is_null(const PairOutput<OutputIteratorT, T, ForMax>& out)
+{
+  return is_null(out.out);
+}
+
+//! Where each part of the temporary storage starts, from an aligned base.
+struct SegmentedLayout
+{
+  std::size_t align;
+  std::size_t unit_counts; //!< `large_cap` counters, cleared with the state
+  std::size_t clear_bytes; //!< the state and the counters
+  std::size_t large_list;  //!< `large_cap` large segments
+  std::size_t block_list;  //!< `block_cap` block segments
+  std::size_t partials;    //!< `large_cap * max_units` unit partials
+  std::size_t scratch;     //!< `grid * max_units` partials, a block's own when it takes a large segment alone
+  std::size_t bytes;       //!< all of it, with room to align the base
+
+  //! The layout for lists of `large_cap` and `block_cap` segments and a block kernel of `grid` blocks; a pure
+  //! function of the sizes, so that it can be tested without a GPU.
+  static constexpr SegmentedLayout
+  make(int large_cap, int block_cap, int grid, int max_units, std::size_t partial_bytes, std::size_t partial_align)
+  {
+    auto round                      = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
+    const std::size_t unit_partials = static_cast<std::size_t>(max_units) * partial_bytes;
+    SegmentedLayout l{};
+    l.align       = partial_align > 16 ? partial_align : 16;
+    l.unit_counts = sizeof(SegmentedState);
+    l.clear_bytes = l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned);
+    l.large_list  = round(l.clear_bytes, alignof(LargeSegment));
+    l.block_list  = l.large_list + static_cast<std::size_t>(large_cap) * sizeof(LargeSegment);
+    l.partials    = round(l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
+    l.scratch     = round(l.partials + static_cast<std::size_t>(large_cap) * unit_partials, l.align);
+    l.bytes       = l.align - 1 + l.scratch + static_cast<std::size_t>(grid) * unit_partials;
+    return l;
+  }
+};
+
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename BeginOffsetIteratorT,
+          typename EndOffsetIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT = DefaultTuning>
+struct DispatchSegmentedReduce
+{
+  static constexpr auto warp_kernel  = SegmentedWarpKernel<InputIteratorT,
+                                                          OutputIteratorT,
+                                                          BeginOffsetIteratorT,
+                                                          EndOffsetIteratorT,
+                                                          OffsetT,
+                                                          ReductionOpT,
+                                                          InitT,
+                                                          AccumT,
+                                                          TransformOpT,
+                                                          TuningT>;
+  static constexpr auto block_kernel = SegmentedBlockKernel<InputIteratorT,
+                                                            OutputIteratorT,
+                                                            BeginOffsetIteratorT,
+                                                            EndOffsetIteratorT,
+                                                            OffsetT,
+                                                            ReductionOpT,
+                                                            InitT,
+                                                            AccumT,
+                                                            TransformOpT,
+                                                            TuningT>;
+
+  //! Resident blocks of the block kernel per multiprocessor of `device`, read once per device.
+  static cudaError_t occupancy(int device, int block_threads, int& blocks)
+  {
+    static DeviceCache cache;
+    return cached_per_device(cache,
+                             device,
+                             blocks,
+                             [block_threads](int& v)
+                             {
+                               const cudaError_t error =
+                                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, block_kernel, block_threads, 0);
+                               v = v < 1 ? 1 : v;
+                               return error;
+                             });
+  }
+
+  static cudaError_t Dispatch(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              InputIteratorT in,
+                              OutputIteratorT out,
+                              std::int64_t num_segments,
+                              BeginOffsetIteratorT begins,
+                              EndOffsetIteratorT ends,
+                              ReductionOpT op,
+                              InitT init,
+                              TransformOpT transform,
+                              cudaStream_t stream)
+  {
+    if (num_segments < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
+    if (d_temp_storage != nullptr && num_segments > 0 &&
+        (is_null(in) || is_null(out) || is_null(begins) || is_null(ends)))
+    {
+      return cudaErrorInvalidValue;
+    }
+    if (num_segments == 0)
+    {
+      // Nothing to do, but the size is still written (cub leaves it unwritten), and never 0.
+      if (d_temp_storage == nullptr)
+      {
+        temp_storage_bytes = 1;
+      }
+      return cudaSuccess;
+    }
+    int device = 0, arch = 0, sms = 0, blocks_per_sm = 0;
+    if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
+    {
+      return error;
+    }
+    if (const cudaError_t error = ptx_version(device, arch); error != cudaSuccess)
+    {
+      return error;
+    }
+    const TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(arch);
+    if (const cudaError_t error = sm_count(device, sms); error != cudaSuccess)
+    {
+      return error;
+    }
+    if (const cudaError_t error = occupancy(device, shape.block_threads, blocks_per_sm); error != cudaSuccess)
+    {
+      return error;
+    }
+    const SegmentedPolicy policy = segmented_policy();
+    const int forced             = dispatch_override.max_listed_segments;
+    auto cap             = [&](int limit) { return num_segments < limit ? static_cast<int>(num_segments) : limit; };
+    const int large_cap  = cap(forced > 0 ? forced : policy.max_split_segments);
+    const int block_cap  = cap(forced > 0 ? forced : policy.max_listed_segments);
+    const int block_grid = sms * blocks_per_sm;
+    const SegmentedLayout layout =
+        SegmentedLayout::make(large_cap, block_cap, block_grid, policy.max_units, sizeof(AccumT), alignof(AccumT));
+
+    if (d_temp_storage == nullptr)
+    {
+      temp_storage_bytes = layout.bytes;
+      return cudaSuccess;
+    }
+    if (temp_storage_bytes < layout.bytes)
+    {
+      return cudaErrorInvalidValue;
+    }
+    char* base  = static_cast<char*>(align_up(d_temp_storage, layout.align));
+    auto* state = reinterpret_cast<SegmentedState*>(base);
+    if (const cudaError_t error = cudaMemsetAsync(base, 0, layout.clear_bytes, stream); error != cudaSuccess)
+    {
+      return error;
+    }
+    const std::int64_t groups     = (num_segments + 31) / 32;
+    const std::int64_t warps      = shape.block_threads / 32;
+    const std::int64_t max_blocks = static_cast<std::int64_t>(sms) * 32;
+    const std::int64_t needed     = (groups + warps - 1) / warps;
+    const int warp_grid           = static_cast<int>(needed < max_blocks ? needed : max_blocks);
+    auto* large_list              = reinterpret_cast<LargeSegment*>(base + layout.large_list);
+    auto* block_list              = reinterpret_cast<std::int64_t*>(base + layout.block_list);
+    if (const cudaError_t error = launch(warp_kernel,
+                                         warp_grid,
+                                         shape.block_threads,
+                                         stream,
+                                         in,
+                                         out,
+                                         begins,
+                                         ends,
+                                         num_segments,
+                                         op,
+                                         init,
+                                         transform,
+                                         state,
+                                         large_list,
+                                         block_list,
+                                         large_cap,
+                                         block_cap);
+        error != cudaSuccess)
+    {
+      return error;
+    }
+    return launch(block_kernel,
+                  block_grid,
+                  shape.block_threads,
+                  stream,
+                  in,
+                  out,
+                  begins,
+                  ends,
+                  op,
+                  init,
+                  transform,
+                  state,
+                  large_list,
+                  block_list,
+                  large_cap,
+                  block_cap,
+                  reinterpret_cast<unsigned*>(base + layout.unit_counts),
+                  reinterpret_cast<AccumT*>(base + layout.partials),
+                  reinterpret_cast<AccumT*>(base + layout.scratch));
+  }
+};
+
+//! Offsets of fixed-size segments: `i * size + shift` (the begins with shift 0, the ends with shift `size`).
+struct FixedOffsets
+{
+  using value_type        = std::int64_t;
+  using difference_type   = std::int64_t;
+  using pointer           = void;
+  using reference         = std::int64_t;
+  using iterator_category = ::cuda::std::random_access_iterator_tag;
+
+  std::int64_t size;
+  std::int64_t shift;
+
+  FOLD_HOST_DEVICE constexpr std::int64_t operator[](std::int64_t i) const { return i * size + shift; }
+};
+
+//! The common entry of every DeviceSegmentedReduce algorithm: picks the offset type and dispatches.
+template <typename AccumT,
+          typename InputIteratorT,
+          typename OutputIteratorT,
+          typename BeginOffsetIteratorT,
+          typename EndOffsetIteratorT,
+          typename ReductionOpT,
+          typename InitT,
+          typename TransformOpT>
+cudaError_t segmented_reduce(void* d_temp_storage,
+                             std::size_t& temp_storage_bytes,
+                             InputIteratorT in,
+                             OutputIteratorT out,
+                             std::int64_t num_segments,
+                             BeginOffsetIteratorT begins,
+                             EndOffsetIteratorT ends,
+                             ReductionOpT op,
+                             InitT init,
+                             TransformOpT transform,
+                             cudaStream_t stream)
+{
+  using BeginT = value_t<BeginOffsetIteratorT>;
+  using EndT   = value_t<EndOffsetIteratorT>;
+  static_assert(std::is_integral_v<BeginT> && std::is_integral_v<EndT>,
+                "fold::DeviceSegmentedReduce: the offset iterators' value types must be integers");
+  static_assert(
+      std::is_trivially_copyable_v<AccumT> && std::is_default_constructible_v<AccumT>,
+      "fold::DeviceSegmentedReduce: the accumulator type must be trivially copyable and default-constructible");
+  using OffsetT = offset_t<std::common_type_t<BeginT, EndT>>;
+  return DispatchSegmentedReduce<InputIteratorT,
+                                 OutputIteratorT,
+                                 BeginOffsetIteratorT,
+                                 EndOffsetIteratorT,
+                                 OffsetT,
+                                 ReductionOpT,
+                                 InitT,
+                                 AccumT,
+                                 TransformOpT>::Dispatch(d_temp_storage,
+                                                         temp_storage_bytes,
+                                                         in,
+                                                         out,
+                                                         num_segments,
+                                                         begins,
+                                                         ends,
+                                                         op,
+                                                         init,
+                                                         transform,
+                                                         stream);
+}
+
+} // namespace fold::detail

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! The segmented reduction kernels. Each segment's tree depends only on its length (its size class, see
+//! `SegmentClasses`), never on which kernel, warp or block reduces it, so every result is the same run to run.
+//!
+//! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
+//!   reduces the small ones with groups of lanes and the warp-sized ones with a warp each, and records the rest:
+//!   the index range of block and large segments, and a list of the large ones with where their units start.
+//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then spreads the units of the listed
+//!   large segments over all its blocks (the block finishing a segment's last unit reduces its partials), and
+//!   takes the recorded range in groups of segments, giving each block and large segment one block.
+//!
+//! The classification happens on the device, so nothing is read back to the host: the host launches both
+//! kernels every call, and each finds its work in the state the first one leaves.
+#pragma once
+
+#include <fold/agent/agent_reduce.cuh>
+#include <fold/dispatch/kernels_reduce.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/macros.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
+#include <fold/warp/warp_reduce.cuh>
+
+#include <cstdint>
+
+namespace fold::detail
+{
+
+enum class SegmentClass
+{
+  empty, //!< no items: the initial value (or the empty result) is written
+  small, //!< a group of `lanes(length)` lanes, each folding a run of at most `lane_items` items
+  warp,  //!< one warp agent
+  block, //!< one block agent
+  large, //!< units of whole tiles, one partial each, folded by the partials agent
+};
+
+//! The size classes of one call (the segmented policy with the tile shapes of the item type), in items.
+struct SegmentClasses
+{
+  std::uint64_t small_max;
+  std::uint64_t warp_max;
+  std::uint64_t block_max;
+  int lane_items;
+  int tile_items;
+  int min_unit_tiles;
+  int max_units;
+
+  FOLD_HOST_DEVICE static constexpr SegmentClasses make(const SegmentedPolicy& policy, const TileShape& shape)
+  {
+    return {32ull * static_cast<std::uint64_t>(policy.lane_items),
+            static_cast<std::uint64_t>(policy.warp_tiles) * 32u * static_cast<std::uint64_t>(shape.items_per_thread),
+            static_cast<std::uint64_t>(policy.block_tiles) * static_cast<std::uint64_t>(shape.tile_items),
+            policy.lane_items,
+            shape.tile_items,
+            policy.min_unit_tiles,
+            policy.max_units};
+  }
+
+  FOLD_HOST_DEVICE constexpr SegmentClass of(std::uint64_t length) const
+  {
+    return length == 0           ? SegmentClass::empty
+           : length <= small_max ? SegmentClass::small
+           : length <= warp_max  ? SegmentClass::warp
+           : length <= block_max ? SegmentClass::block
+                                 : SegmentClass::large;
+  }
+
+  //! Lanes per small segment: the fewest (a power of two) that leave at most `lane_items` items to each.
+  FOLD_HOST_DEVICE constexpr int lanes(std::uint64_t length) const
+  {
+    int width = 1;
+    while (static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(lane_items) < length)
+    {
+      width *= 2;
+    }
+    return width;
+  }
+
+  //! Items per unit of a large segment: `K` whole tiles, `K` the smallest power of two from `min_unit_tiles`
+  //! giving at most `max_units` units.
+  FOLD_HOST_DEVICE constexpr std::uint64_t unit_items(std::uint64_t length) const
+  {
+    const std::uint64_t tiles = (length + tile_items - 1) / tile_items;
+    std::uint64_t k           = static_cast<std::uint64_t>(min_unit_tiles);
+    while ((tiles + k - 1) / k > static_cast<std::uint64_t>(max_units))
+    {
+      k *= 2;
+    }
+    return k * static_cast<std::uint64_t>(tile_items);
+  }
+
+  FOLD_HOST_DEVICE constexpr std::uint64_t units(std::uint64_t length) const
+  {
+    const std::uint64_t unit = unit_items(length);
+    return (length + unit - 1) / unit;
+  }
+};
+
+//! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed before each
+//! call.
+struct SegmentedState
+{
+  static constexpr int count_shift               = 40;
+  static constexpr unsigned long long units_mask = (1ull << count_shift) - 1;
+
+  //! Large segments found (upper 24 bits) and their units so far (lower 40): one atomic gives a large segment its
+  //! place in the list and where its units start, so the list is sorted by unit.
+  unsigned long long large;
+  unsigned long long blocks;           //!< block segments found (the first of them listed)
+  unsigned long long first_complement; //!< `~first` of the block and large segments' range (0: none)
+  unsigned long long end;              //!< one past its last
+  unsigned long long next;             //!< the block kernel's work counter
+};
+
+//! A large segment in the list: which it is, and the index of its first unit among all listed units.
+struct LargeSegment
+{
+  std::int64_t segment;
+  std::uint64_t first_unit;
+};
+
+//! Writes `result` to the `i`-th output (see `store_result`).
+template <typename OutputIteratorT, typename T>
+FOLD_DEVICE FOLD_FORCEINLINE void store_segment(OutputIteratorT out, std::int64_t i, const T& result)
+{
+  store_result(out + i, result);
+}
+
+template <typename OutputIteratorT, typename T, bool ForMax, typename KeyT>
+FOLD_DEVICE FOLD_FORCEINLINE void
+store_segment(FromOrderKey<OutputIteratorT, T, ForMax> out, std::int64_t i, const KeyT& result)
+{
+  store_result(FromOrderKey<OutputIteratorT, T, ForMax>{out.out + i}, result);
+}
+
+//! The `KeyValuePair` output of the segmented ArgMin and ArgMax: the index within the segment and the value,
+//! turned back from an order key where the values travel as keys.
+template <typename OutputIteratorT, typename T, bool ForMax>
+struct PairOutput
+{
+  OutputIteratorT out;
+};
+
+template <typename OutputIteratorT, typename T, bool ForMax, typename V>
+FOLD_DEVICE FOLD_FORCEINLINE void
+store_segment(PairOutput<OutputIteratorT, T, ForMax> out, std::int64_t i, const KeyValuePair<std::int64_t, V>& result)
+{
+  using PairT = non_void_value_t<OutputIteratorT, KeyValuePair<int, T>>;
+  using KeyT  = decltype(PairT::key);
+  using ValT  = decltype(PairT::value);
+  if constexpr (ExtremumValues<T, ForMax>::keyed)
+  {
+    out.out[i] = PairT{static_cast<KeyT>(result.key), convert<ValT>(from_order_key<T, ForMax>(result.value))};
+  }
+  else
+  {
+    out.out[i] = PairT{static_cast<KeyT>(result.key), convert<ValT>(result.value)};
+  }
+}
+
+//! A segment's first item and length, read from the offsets (an end at or before the begin is empty).
+template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
+FOLD_DEVICE FOLD_FORCEINLINE void read_segment(
+    BeginOffsetIteratorT begins, EndOffsetIteratorT ends, std::int64_t i, std::int64_t& begin, std::uint64_t& length)
+{
+  begin                  = static_cast<std::int64_t>(begins[i]);
+  const std::int64_t end = static_cast<std::int64_t>(ends[i]);
+  length                 = end > begin ? static_cast<std::uint64_t>(end - begin) : 0;
+}
+
+//! The agents of the segmented kernels compiled for `Arch`: a block agent and a warp agent over the items (with
+//! indices counted from the segment's first item), and a block agent over the partials.
+template <typename TuningT,
+          int Arch,
+          typename InputIteratorT,
+          typename AccumT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename TransformOpT>
+struct SegmentedAgents
+{
+  using Block =
+      typename AgentReduceFor<TuningT, Arch, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(Arch);
+  using Warp                       = AgentReduce<32,
+                           shape.items_per_thread,
+                           shape.vector_items,
+                           shape.block_algorithm,
+                           InputIteratorT,
+                           AccumT,
+                           OffsetT,
+                           ReductionOpT,
+                           TransformOpT,
+                           AgentScope::warp>;
+  using Partials =
+      typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
+  static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
+};
+
+//! The lowest `n` set bits of `mask` cleared.
+FOLD_DEVICE FOLD_FORCEINLINE unsigned clear_lowest_bits(unsigned mask, int n)
+{
+  if (__popc(mask) <= n)
+  {
+    return 0;
+  }
+  const unsigned position = __fns(mask, 0, n + 1);
+  return mask & ~((1u << position) - 1u);
+}
+
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename BeginOffsetIteratorT,
+          typename EndOffsetIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+__global__
+__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads) void SegmentedWarpKernel(InputIteratorT in,
+                                                                                     OutputIteratorT out,
+                                                                                     BeginOffsetIteratorT begins,
+                                                                                     EndOffsetIteratorT ends,
+                                                                                     std::int64_t num_segments,
+                                                                                     ReductionOpT op,
+                                                                                     InitT init,
+                                                                                     TransformOpT transform,
+                                                                                     SegmentedState* state,
+                                                                                     LargeSegment* large_list,
+                                                                                     std::int64_t* block_list,
+                                                                                     int large_cap,
+                                                                                     int block_cap)
+{
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  constexpr SegmentClasses sizes = Agents::classes;
+  constexpr int warps            = TuningT::policy(FOLD_ARCH).block_threads / 32;
+  __shared__ typename Agents::Warp::TempStorage storage[warps];
+
+  const int lane                                       = static_cast<int>(threadIdx.x) % 32;
+  const int warp                                       = static_cast<int>(threadIdx.x) / 32;
+  const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
+
+  for (std::int64_t group = static_cast<std::int64_t>(blockIdx.x) * warps + warp; group * 32 < num_segments;
+       group += static_cast<std::int64_t>(gridDim.x) * warps)
+  {
+    const std::int64_t segment = group * 32 + lane;
+    std::int64_t begin         = 0;
+    std::uint64_t length       = 0;
+    const bool present         = segment < num_segments;
+    if (present)
+    {
+      read_segment(begins, ends, segment, begin, length);
+    }
+    const SegmentClass kind = present ? sizes.of(length) : SegmentClass::empty;
+    if (present && kind == SegmentClass::empty)
+    {
+      store_segment(out, segment, init.empty());
+    }
+
+    // Small segments: for each group width, the warp takes 32 / width of them at a time.
+    const unsigned small = __ballot_sync(~0u, kind == SegmentClass::small);
+    for (int width = 1; small != 0 && width <= 32; width *= 2)
+    {
+      for (unsigned mask = __ballot_sync(~0u, kind == SegmentClass::small && sizes.lanes(length) == width); mask != 0;
+           mask          = clear_lowest_bits(mask, 32 / width))
+      {
+        const unsigned owner        = __fns(mask, 0, lane / width + 1); // 0xffffffff: none for this group
+        const int source            = owner < 32 ? static_cast<int>(owner) : 0;
+        const std::int64_t s_begin  = __shfl_sync(~0u, begin, source);
+        const std::uint64_t s_items = __shfl_sync(~0u, length, source);
+        const int items             = owner < 32 ? static_cast<int>(s_items) : 0;
+        const int run               = (items + width - 1) / width;
+        const int first             = (lane % width) * run;
+        const int last              = first + run < items ? first + run : items;
+        AccumT aggregate{};
+        for (int i = first; i < last; ++i)
+        {
+          const AccumT item = transform(in[s_begin + i], static_cast<OffsetT>(i));
+          aggregate         = i == first ? item : thread_op(aggregate, item);
+        }
+        const int valid = run > 0 ? (items + run - 1) / run : 1;
+        aggregate       = reduce_lane_groups(aggregate, op, width, valid);
+        if (owner < 32 && lane % width == 0)
+        {
+          store_segment(out, group * 32 + owner, init.finalize(op, aggregate));
+        }
+      }
+    }
+
+    // Warp segments, one at a time.
+    for (unsigned mask = __ballot_sync(~0u, kind == SegmentClass::warp); mask != 0; mask &= mask - 1)
+    {
+      const int owner             = __ffs(mask) - 1;
+      const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner);
+      const std::uint64_t s_items = __shfl_sync(~0u, length, owner);
+      const AccumT aggregate      = typename Agents::Warp(storage[warp], in + s_begin, op, transform)
+                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(s_items));
+      if (lane == 0)
+      {
+        store_segment(out, group * 32 + owner, init.finalize(op, aggregate));
+      }
+      __syncwarp(); // the warp's storage is reused by the next segment
+    }
+
+    // Block and large segments are left to the block kernel: listed, and their range recorded.
+    if (kind == SegmentClass::block || kind == SegmentClass::large)
+    {
+      atomicMax(&state->first_complement, ~static_cast<unsigned long long>(segment));
+      atomicMax(&state->end, static_cast<unsigned long long>(segment) + 1);
+    }
+    if (kind == SegmentClass::block)
+    {
+      const unsigned long long position = atomicAdd(&state->blocks, 1ull);
+      if (position < static_cast<unsigned long long>(block_cap))
+      {
+        block_list[position] = segment;
+      }
+    }
+    if (kind == SegmentClass::large)
+    {
+      const unsigned long long before =
+          atomicAdd(&state->large, (1ull << SegmentedState::count_shift) | sizes.units(length));
+      const unsigned long long position = before >> SegmentedState::count_shift;
+      if (position < static_cast<unsigned long long>(large_cap))
+      {
+        large_list[position] = {segment, before & SegmentedState::units_mask};
+      }
+    }
+  }
+}
+
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename BeginOffsetIteratorT,
+          typename EndOffsetIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+__global__
+__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
+                  segmented_policy().min_blocks_per_sm) void SegmentedBlockKernel(InputIteratorT in,
+                                                                                  OutputIteratorT out,
+                                                                                  BeginOffsetIteratorT begins,
+                                                                                  EndOffsetIteratorT ends,
+                                                                                  ReductionOpT op,
+                                                                                  InitT init,
+                                                                                  TransformOpT transform,
+                                                                                  SegmentedState* state,
+                                                                                  const LargeSegment* large_list,
+                                                                                  const std::int64_t* block_list,
+                                                                                  int large_cap,
+                                                                                  int block_cap,
+                                                                                  unsigned* unit_counts,
+                                                                                  AccumT* partials,
+                                                                                  AccumT* scratch)
+{
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  constexpr SegmentClasses sizes = Agents::classes;
+  constexpr int block_threads    = TuningT::policy(FOLD_ARCH).block_threads;
+  __shared__ union
+  {
+    typename Agents::Block::TempStorage items;
+    typename Agents::Partials::TempStorage partials;
+  } storage;
+  __shared__ std::int64_t picked[block_threads];
+  __shared__ int warp_counts[block_threads / 32];
+  __shared__ unsigned long long taken;
+  __shared__ bool last;
+
+  const int tid                   = static_cast<int>(threadIdx.x);
+  const unsigned long long large  = state->large;
+  const std::uint64_t large_count = large >> SegmentedState::count_shift;
+  const std::uint64_t block_count = state->blocks;
+  const bool listed =
+      large_count <= static_cast<std::uint64_t>(large_cap) && block_count <= static_cast<std::uint64_t>(block_cap);
+
+  // Units `[0, units)` of the segment at `begin`, of `unit_items` items each (the last one shorter).
+  auto reduce_unit = [&](std::int64_t begin, std::uint64_t length, std::uint64_t unit_items, std::uint64_t k)
+  {
+    const std::uint64_t end = (k + 1) * unit_items < length ? (k + 1) * unit_items : length;
+    return typename Agents::Block(storage.items, in + begin, op, transform)
+        .ConsumeRange(static_cast<OffsetT>(k * unit_items), static_cast<OffsetT>(end));
+  };
+  // The `units` partials at `unit_partials`, folded, finalised and written as segment `segment`'s result.
+  auto finish = [&](std::int64_t segment, const AccumT* unit_partials, std::uint64_t units)
+  {
+    const AccumT total =
+        typename Agents::Partials(storage.partials, const_cast<AccumT*>(unit_partials), op, CastTo<AccumT>{})
+            .ConsumeRange(0u, static_cast<std::uint32_t>(units));
+    if (tid == 0)
+    {
+      store_segment(out, segment, init.finalize(op, total));
+    }
+  };
+  // Segment `segment` by this block alone: one unit for a block segment; every unit for a large one, with the
+  // partials in the block's own scratch (the same tree as when they are spread).
+  auto reduce_alone = [&](std::int64_t segment)
+  {
+    std::int64_t begin   = 0;
+    std::uint64_t length = 0;
+    read_segment(begins, ends, segment, begin, length);
+    const bool whole               = length <= sizes.block_max;
+    const std::uint64_t unit_items = whole ? length : sizes.unit_items(length);
+    const std::uint64_t units      = whole ? 1 : sizes.units(length);
+    AccumT* own                    = scratch + static_cast<std::size_t>(blockIdx.x) * sizes.max_units;
+    for (std::uint64_t k = 0; k < units; ++k)
+    {
+      const AccumT aggregate = reduce_unit(begin, length, unit_items, k);
+      if (tid == 0)
+      {
+        if (whole)
+        {
+          store_segment(out, segment, init.finalize(op, aggregate));
+        }
+        else
+        {
+          construct_at(own + k, aggregate);
+        }
+      }
+      __syncthreads();
+    }
+    if (!whole)
+    {
+      finish(segment, own, units);
+      __syncthreads();
+    }
+  };
+  // The next item of the shared work counter, in every thread.
+  auto take = [&]()
+  {
+    if (tid == 0)
+    {
+      taken = atomicAdd(&state->next, 1ull);
+    }
+    __syncthreads();
+    const unsigned long long item = taken;
+    __syncthreads(); // `taken` may be overwritten by the next call
+    return item;
+  };
+
+  if (listed)
+  {
+    // Every unit of the listed large segments, spread over the grid; the block finishing a segment's last unit
+    // folds its partials.
+    const std::uint64_t total_units = large & SegmentedState::units_mask;
+    for (std::uint64_t unit = blockIdx.x; unit < total_units; unit += gridDim.x)
+    {
+      int low = 0, high = static_cast<int>(large_count) - 1; // the last entry whose first unit is <= unit
+      while (low < high)
+      {
+        const int mid = (low + high + 1) / 2;
+        if (large_list[mid].first_unit <= unit)
+        {
+          low = mid;
+        }
+        else
+        {
+          high = mid - 1;
+        }
+      }
+      const LargeSegment entry = large_list[low];
+      std::int64_t begin       = 0;
+      std::uint64_t length     = 0;
+      read_segment(begins, ends, entry.segment, begin, length);
+      const std::uint64_t units = sizes.units(length);
+      const AccumT aggregate    = reduce_unit(begin, length, sizes.unit_items(length), unit - entry.first_unit);
+      if (tid == 0)
+      {
+        construct_at(partials + unit, aggregate);
+        __threadfence();
+        last = atomicAdd(unit_counts + low, 1u) + 1 == units;
+        __threadfence();
+      }
+      __syncthreads();
+      if (last)
+      {
+        finish(entry.segment, partials + entry.first_unit, units);
+      }
+      __syncthreads();
+    }
+    // The listed block segments, dealt out round-robin (a shared counter costs a round trip per segment).
+    for (std::uint64_t item = blockIdx.x; item < block_count; item += gridDim.x)
+    {
+      reduce_alone(block_list[item]);
+    }
+    return;
+  }
+
+  // Too many to list: the recorded range, `block_threads` segments at a time from the shared counter.
+  const unsigned long long first  = ~state->first_complement;
+  const unsigned long long stop   = state->end;
+  const unsigned long long groups = first < stop ? (stop - first + block_threads - 1) / block_threads : 0;
+  for (unsigned long long group = take(); group < groups; group = take())
+  {
+    const std::int64_t segment = static_cast<std::int64_t>(first + group * block_threads) + tid;
+    std::int64_t begin         = 0;
+    std::uint64_t length       = 0;
+    if (segment < static_cast<std::int64_t>(stop))
+    {
+      read_segment(begins, ends, segment, begin, length);
+    }
+    const SegmentClass kind = segment < static_cast<std::int64_t>(stop) ? sizes.of(length) : SegmentClass::empty;
+    const bool mine         = kind == SegmentClass::block || kind == SegmentClass::large;
+    const unsigned mask     = __ballot_sync(~0u, mine);
+    if (tid % 32 == 0)
+    {
+      warp_counts[tid / 32] = __popc(mask);
+    }
+    __syncthreads();
+    int before = 0, count = 0;
+    for (int w = 0; w < block_threads / 32; ++w)
+    {
+      before += w < tid / 32 ? warp_counts[w] : 0;
+      count += warp_counts[w];
+    }
+    if (mine)
+    {
+      picked[before + __popc(mask & ((1u << (tid % 32)) - 1u))] = segment;
+    }
+    __syncthreads();
+    for (int j = 0; j < count; ++j)
+    {
+      reduce_alone(picked[j]);
+    }
+  }
+}
+
+} // namespace fold::detail
