@@ -7,6 +7,8 @@
   report.py summary fold-bench.json [baseline.json]    geometric-mean fold/cub ratios by size, the cases slower
                                                        than cub, % of peak at large sizes (docs/performance.md)
   report.py all    <folder with the JSON>              table, plot and ladder, into benchmarks/results/ and docs/
+  report.py segmented <folder with the JSON>           segmented-bench.{json,md,png} and torch-axes.json into
+                                                       benchmarks/results/ (from scripts/gpu-segmented.sh)
 
 Numbers come only from the JSON; nothing here is edited by hand. Needs matplotlib for `plot` (Debian:
 python3-matplotlib).
@@ -251,6 +253,54 @@ def modes(rows, w):
             w("  %-7s %s\n" % (t, ", ".join(cells)))
 
 
+def segmented(src):
+    """fold-segmented-bench's cases beside cub and torch.sum: a Markdown table and bandwidth vs segment length."""
+    results = os.path.join(HERE, "results")
+    for name in ["segmented-bench.json", "torch-axes.json"]:
+        with open(os.path.join(src, name)) as f, open(os.path.join(results, name), "w") as g:
+            g.write(f.read())
+    with open(os.path.join(results, "segmented-bench.json")) as f:
+        data = json.load(f)
+    with open(os.path.join(results, "torch-axes.json")) as f:
+        torch = {c["name"]: c["torch_us"] for c in json.load(f)["cases"]}
+    ctx = data["context"]
+    rows = [b for b in data["benchmarks"] if "fold_us" in b]
+    with open(os.path.join(results, "segmented-bench.md"), "w") as out:
+        out.write(f"# fold-segmented-bench on {ctx.get('device')} (commit {ctx.get('commit', '?')})\n\n")
+        out.write("Sum over float. Times are medians of 9 calls (3 for cub at lengths 1 and 8); ratios below 1 mean fold "
+                  "is faster. % of peak counts the bytes that must move (items, offsets, results) against "
+                  f"{float(ctx['peak_GBps']):.0f} GB/s.\n\n")
+        out.write("| case | fold us | cub us | fold/cub | torch us | fold/torch | fold % of peak |\n|---|---|---|---|---|---|---|\n")
+        for b in rows:
+            name = b["name"].split("/iterations")[0]
+            cub = b["cub_us"]
+            t = torch.get(name)
+            out.write(f"| {name} | {b['fold_us']:.1f} | {cub:.1f} | " + (f"{b['fold_over_cub']:.3f}" if cub > 0 else "-") +
+                      f" | {t:.1f} | {b['fold_us'] / t:.3f}" if t else f"| {name} | {b['fold_us']:.1f} | {cub:.1f} | " +
+                      (f"{b['fold_over_cub']:.3f}" if cub > 0 else "-") + " | - | -")
+            out.write(f" | {100 * b['fold_peak_frac']:.1f} |\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    seg = [b for b in rows if b["name"].startswith("segmented/") and b.get("segment_length", 0) > 0]
+    xs = [b["segment_length"] for b in seg]
+    peak = float(ctx["peak_GBps"])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(xs, [b["fold_GBps"] for b in seg], "o-", label="fold")
+    ax.plot(xs, [b["fold_GBps"] * b["fold_over_cub"] for b in seg], "s--", label="cub")
+    ax.axhline(peak, color="gray", lw=0.8, label="datasheet peak")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("segment length (floats), 2^28 items in all")
+    ax.set_ylabel("GB/s")
+    ax.set_title(f"DeviceSegmentedReduce::Sum, {ctx.get('device')}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(results, "segmented-bench.png"), dpi=120)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -264,6 +314,8 @@ def main():
         ladder(sys.argv[2:])
     elif cmd == "summary":
         summary(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    elif cmd == "segmented":
+        segmented(sys.argv[2])
     elif cmd == "all":
         src = sys.argv[2]
         results = os.path.join(HERE, "results")
