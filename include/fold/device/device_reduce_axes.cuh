@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fold/dispatch/dispatch_reduce_axes.cuh>
+#include <fold/util/extents.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 

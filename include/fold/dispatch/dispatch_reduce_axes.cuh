@@ -13,103 +13,21 @@
 //! operator need only be associative, and every step's tree depends only on the shape.
 #pragma once
 
-#include <fold/agent/agent_reduce.cuh>
 #include <fold/dispatch/dispatch_reduce.cuh>
 #include <fold/dispatch/dispatch_segmented_reduce.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
+#include <fold/dispatch/kernels_reduce_axes.cuh>
+#include <fold/util/extents.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/util/operators.cuh>
-#include <fold/util/uninitialized.cuh>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 
-namespace fold
+namespace fold::detail
 {
-
-//! The most dimensions `DeviceReduceAxes` takes.
-inline constexpr int max_rank = 8;
-
-//! The extents of a row-major array of up to `max_rank` dimensions: `{64, 56, 56, 256}`.
-struct Extents
-{
-  int rank = 0;
-  std::int64_t dims[max_rank]{};
-
-  Extents() = default;
-  Extents(std::initializer_list<std::int64_t> extents)
-      : Extents(extents.begin(), static_cast<int>(extents.size()))
-  {
-  }
-  //! `count` extents from `extents`; a `count` outside `[0, max_rank]` makes the call fail with
-  //! `cudaErrorInvalidValue`.
-  Extents(const std::int64_t* extents, int count)
-      : rank(count)
-  {
-    for (int i = 0; i < count && i < max_rank; ++i)
-    {
-      dims[i] = extents[i];
-    }
-  }
-};
-
-//! A set of axes, each in `[0, rank)`: `{0, 1, 2}`.
-struct Axes
-{
-  unsigned mask  = 0;
-  bool repeated  = false; //!< an axis named twice (the call fails)
-  bool too_large = false; //!< an axis outside `[0, max_rank)` (the call fails)
-
-  Axes() = default;
-  Axes(std::initializer_list<int> axes)
-      : Axes(axes.begin(), static_cast<int>(axes.size()))
-  {
-  }
-  Axes(const int* axes, int count)
-  {
-    for (int i = 0; i < count; ++i)
-    {
-      if (axes[i] < 0 || axes[i] >= max_rank)
-      {
-        too_large = true;
-        continue;
-      }
-      repeated = repeated || (mask >> axes[i] & 1u);
-      mask |= 1u << axes[i];
-    }
-  }
-};
-
-namespace detail
-{
-
-//! No initial value: the result is the aggregate (the intermediate steps of an axis reduction, whose rows are
-//! never empty).
-template <typename AccumT>
-struct NoInit
-{
-  template <typename ReductionOpT>
-  FOLD_DEVICE FOLD_FORCEINLINE const AccumT& finalize(ReductionOpT, const AccumT& aggregate) const
-  {
-    return aggregate;
-  }
-  FOLD_DEVICE FOLD_FORCEINLINE AccumT empty() const { return AccumT{}; }
-};
-
-//! One step of an axis reduction.
-struct AxesStep
-{
-  bool last_dim; //!< `[batch, rows]` -> `[batch]`; otherwise `[batch, rows, cols]` -> `[batch, units, cols]`
-  std::int64_t batch;
-  std::int64_t rows;
-  std::int64_t cols;
-  std::int64_t rows_per_unit;
-  std::int64_t units;
-
-  constexpr std::int64_t outputs() const { return last_dim ? batch : batch * units * cols; }
-};
 
 //! Rows per unit of a higher-dimension step: all of them up to `unit_min_rows` rows or `unit_items` items, else a
 //! power of two from there (at most 1/128 of the input comes back as partials).
@@ -252,181 +170,6 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
       }
       --groups;
     }
-  }
-}
-
-//! Threads per block of `HigherDimKernel`.
-inline constexpr int higher_dim_threads = 256;
-
-//! Columns each thread of `HigherDimKernel` owns: one 16-byte vector of a primitive type read through a raw
-//! pointer, one column otherwise. The same whether the loads are vectors or not (they are when the rows are
-//! 16-byte aligned), so the tree does not depend on the input's alignment.
-template <typename InputIteratorT>
-FOLD_HOST_DEVICE constexpr int column_vector_items()
-{
-  if constexpr (is_vectorizable_input_v<InputIteratorT>)
-  {
-    constexpr int items = 16 / static_cast<int>(sizeof(value_t<InputIteratorT>));
-    return items > 1 ? items : 1;
-  }
-  else
-  {
-    return 1;
-  }
-}
-
-//! Threads of a block that share a row: the column groups of `vector_items` rounded up to a power of two, at most
-//! all of them. The others split the rows.
-FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_items)
-{
-  const std::int64_t groups = (cols + vector_items - 1) / vector_items;
-  int c                     = 1;
-  while (c < groups && c < higher_dim_threads)
-  {
-    c *= 2;
-  }
-  return c;
-}
-
-//! `[batch, rows, cols]` -> `[batch, units, cols]`. Block `(tile, unit, b)` takes `col_threads` column groups
-//! of `V` columns and the unit's rows; thread `(x, y)` folds its group's columns over the `y`-th contiguous run
-//! of those rows, in order, and the runs are combined in order by a tree over `y`.
-template <typename InputIteratorT,
-          typename OutputIteratorT,
-          typename ReductionOpT,
-          typename InitT,
-          typename AccumT,
-          typename TransformOpT>
-__global__ __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIteratorT in,
-                                                                      OutputIteratorT out,
-                                                                      AxesStep step,
-                                                                      int col_threads,
-                                                                      ReductionOpT op,
-                                                                      InitT init,
-                                                                      TransformOpT transform)
-{
-  constexpr int V = column_vector_items<InputIteratorT>();
-  using InputT    = value_t<InputIteratorT>;
-  struct alignas(V > 1 ? sizeof(InputT) * V : alignof(InputT)) Vector
-  {
-    InputT items[V];
-  };
-  __shared__ Uninitialized<AccumT, higher_dim_threads * V> shared;
-  const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
-  const int run_groups                                 = higher_dim_threads / col_threads;
-  const int x                                          = static_cast<int>(threadIdx.x) % col_threads;
-  const int y                                          = static_cast<int>(threadIdx.x) / col_threads;
-  const std::int64_t col_tiles =
-      (step.cols + static_cast<std::int64_t>(col_threads) * V - 1) / (static_cast<std::int64_t>(col_threads) * V);
-  const std::int64_t blocks = col_tiles * step.units * step.batch;
-  bool vectors              = false;
-  if constexpr (V > 1)
-  {
-    vectors = step.cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % sizeof(Vector) == 0;
-  }
-
-  for (std::int64_t block = blockIdx.x; block < blocks; block += gridDim.x)
-  {
-    const std::int64_t tile      = block % col_tiles;
-    const std::int64_t unit      = block / col_tiles % step.units;
-    const std::int64_t b         = block / col_tiles / step.units;
-    const std::int64_t col       = (tile * col_threads + x) * V; // the first of the thread's columns
-    const std::int64_t row0      = unit * step.rows_per_unit;
-    const std::int64_t unit_rows = step.rows - row0 < step.rows_per_unit ? step.rows - row0 : step.rows_per_unit;
-    const std::int64_t run       = (unit_rows + run_groups - 1) / run_groups;
-    const std::int64_t first     = y * run < unit_rows ? y * run : unit_rows;
-    const std::int64_t last      = first + run < unit_rows ? first + run : unit_rows;
-    const int valid              = static_cast<int>((unit_rows + run - 1) / run);
-
-    AccumT aggregate[V];
-    if (col < step.cols && first < last)
-    {
-      const InputIteratorT base = in + ((b * step.rows + row0) * step.cols + col);
-      // Row `r`'s items of the thread's columns (those past the end of the row are never folded).
-      auto load = [&](std::int64_t r, Vector& v)
-      {
-        if (vectors)
-        {
-          v = *reinterpret_cast<const Vector*>(&base[r * step.cols]);
-        }
-        else
-        {
-#pragma unroll
-          for (int j = 0; j < V; ++j)
-          {
-            if (col + j < step.cols)
-            {
-              v.items[j] = base[r * step.cols + j];
-            }
-          }
-        }
-      };
-      auto fold_row = [&](std::int64_t r, const Vector& v, bool start)
-      {
-#pragma unroll
-        for (int j = 0; j < V; ++j)
-        {
-          const AccumT item = transform(v.items[j], r);
-          aggregate[j]      = start ? item : thread_op(aggregate[j], item);
-        }
-      };
-      Vector v;
-      load(first, v);
-      fold_row(first, v, true);
-      std::int64_t r       = first + 1;
-      constexpr int unroll = V > 4 ? 2 : 4;
-      for (; r + unroll <= last; r += unroll)
-      {
-        Vector rows[unroll];
-#pragma unroll
-        for (int k = 0; k < unroll; ++k)
-        {
-          load(r + k, rows[k]);
-        }
-#pragma unroll
-        for (int k = 0; k < unroll; ++k)
-        {
-          fold_row(r + k, rows[k], false);
-        }
-      }
-      for (; r < last; ++r)
-      {
-        load(r, v);
-        fold_row(r, v, false);
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < V; ++j)
-    {
-      construct_at(shared.data() + j * higher_dim_threads + threadIdx.x, aggregate[j]);
-    }
-    for (int stride = 1; stride < run_groups; stride *= 2)
-    {
-      __syncthreads();
-      if (y % (2 * stride) == 0 && y + stride < valid)
-      {
-#pragma unroll
-        for (int j = 0; j < V; ++j)
-        {
-          AccumT* mine = shared.data() + j * higher_dim_threads + threadIdx.x;
-          *mine        = op(*mine, mine[stride * col_threads]);
-        }
-      }
-    }
-    __syncthreads();
-    if (y == 0)
-    {
-#pragma unroll
-      for (int j = 0; j < V; ++j)
-      {
-        if (col + j < step.cols)
-        {
-          store_result(out + ((b * step.units + unit) * step.cols + col + j),
-                       init.finalize(op, shared[j * higher_dim_threads + threadIdx.x]));
-        }
-      }
-    }
-    __syncthreads(); // the shared rows are reused by the next block's work
   }
 }
 
@@ -597,5 +340,4 @@ struct DispatchReduceAxes
   }
 };
 
-} // namespace detail
-} // namespace fold
+} // namespace fold::detail

@@ -52,6 +52,19 @@ struct EmptyResult
   FOLD_DEVICE FOLD_FORCEINLINE const T& empty() const { return result; }
 };
 
+//! No initial value: the result is the aggregate (the intermediate steps of an axis reduction, whose rows are
+//! never empty).
+template <typename AccumT>
+struct NoInit
+{
+  template <typename ReductionOpT>
+  FOLD_DEVICE FOLD_FORCEINLINE const AccumT& finalize(ReductionOpT, const AccumT& aggregate) const
+  {
+    return aggregate;
+  }
+  FOLD_DEVICE FOLD_FORCEINLINE AccumT empty() const { return AccumT{}; }
+};
+
 //! Two outputs written from one key-value result: the value to `values`, the key (index) to `keys`.
 template <typename ValueOutputIteratorT, typename KeyOutputIteratorT>
 struct ArgOutput
