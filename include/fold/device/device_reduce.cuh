@@ -294,18 +294,17 @@ private:
                               cudaStream_t stream,
                               DeterminismT)
   {
-    using InputT          = detail::value_t<InputIteratorT>;
-    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
-    using AccumT          = typename ValuesT::type;
-    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
+    using InputT     = detail::value_t<InputIteratorT>;
+    using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
+    using AccumT     = typename ReductionT::AccumT;
     return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(d_temp_storage,
                                                                   temp_storage_bytes,
                                                                   d_in,
                                                                   detail::extremum_output<InputT, ForMax>(d_out),
                                                                   num_items,
-                                                                  std::conditional_t<ForMax, fold::Max, fold::Min>{},
-                                                                  detail::InitialValue<AccumT>{ValuesT{}(identity)},
-                                                                  detail::ApplyTransform<AccumT, ValuesT>{},
+                                                                  typename ReductionT::Op{},
+                                                                  detail::InitialValue<AccumT>{ReductionT::identity()},
+                                                                  typename ReductionT::ToValue{},
                                                                   stream);
   }
 
@@ -325,20 +324,19 @@ private:
                                  cudaStream_t stream,
                                  DeterminismT)
   {
-    using InputT          = detail::value_t<InputIteratorT>;
-    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
-    using AccumT          = KeyValuePair<std::int64_t, typename ValuesT::type>;
-    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
-    auto values           = detail::extremum_output<InputT, ForMax>(d_extremum_out);
+    using InputT     = detail::value_t<InputIteratorT>;
+    using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
+    using AccumT     = typename ReductionT::PairT;
+    auto values      = detail::extremum_output<InputT, ForMax>(d_extremum_out);
     return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(
         d_temp_storage,
         temp_storage_bytes,
         d_in,
         detail::ArgOutput<decltype(values), IndexOutIteratorT>{values, d_index_out},
         num_items,
-        std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>{},
-        detail::EmptyResult<AccumT>{{-1, ValuesT{}(identity)}},
-        detail::PairWithIndex<ValuesT>{},
+        typename ReductionT::ArgOp{},
+        detail::EmptyResult<AccumT>{ReductionT::empty_pair()},
+        typename ReductionT::ToPair{},
         stream);
   }
 };

@@ -347,10 +347,9 @@ private:
                               EndOffsetIteratorT d_end_offsets,
                               cudaStream_t stream)
   {
-    using InputT          = detail::value_t<InputIteratorT>;
-    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
-    using AccumT          = typename ValuesT::type;
-    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
+    using InputT     = detail::value_t<InputIteratorT>;
+    using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
+    using AccumT     = typename ReductionT::AccumT;
     return detail::segmented_reduce<AccumT>(d_temp_storage,
                                             temp_storage_bytes,
                                             d_in,
@@ -358,9 +357,9 @@ private:
                                             num_segments,
                                             d_begin_offsets,
                                             d_end_offsets,
-                                            std::conditional_t<ForMax, fold::Max, fold::Min>{},
-                                            detail::InitialValue<AccumT>{ValuesT{}(identity)},
-                                            detail::ApplyTransform<AccumT, ValuesT>{},
+                                            typename ReductionT::Op{},
+                                            detail::InitialValue<AccumT>{ReductionT::identity()},
+                                            typename ReductionT::ToValue{},
                                             stream);
   }
 
@@ -378,24 +377,22 @@ private:
                                  EndOffsetIteratorT d_end_offsets,
                                  cudaStream_t stream)
   {
-    using InputT          = detail::value_t<InputIteratorT>;
-    using ValuesT         = detail::ExtremumValues<InputT, ForMax>;
-    using AccumT          = KeyValuePair<std::int64_t, typename ValuesT::type>;
-    const InputT identity = ForMax ? detail::max_identity<InputT>() : detail::min_identity<InputT>();
-    using PairT           = detail::non_void_value_t<OutputIteratorT, KeyValuePair<int, InputT>>;
+    using InputT     = detail::value_t<InputIteratorT>;
+    using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
+    using AccumT     = typename ReductionT::PairT;
+    using PairT      = detail::non_void_value_t<OutputIteratorT, KeyValuePair<int, InputT>>;
     static_assert(std::is_integral_v<decltype(PairT::key)>,
                   "fold::DeviceSegmentedReduce: the output of ArgMin/ArgMax holds KeyValuePair<integer, T>");
-    using PairOutputT = detail::PairOutput<OutputIteratorT, InputT, ForMax>;
     return detail::segmented_reduce<AccumT>(d_temp_storage,
                                             temp_storage_bytes,
                                             d_in,
-                                            PairOutputT{d_out},
+                                            detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out},
                                             num_segments,
                                             d_begin_offsets,
                                             d_end_offsets,
-                                            std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>{},
-                                            detail::EmptyResult<AccumT>{{-1, ValuesT{}(identity)}},
-                                            detail::PairWithIndex<ValuesT>{},
+                                            typename ReductionT::ArgOp{},
+                                            detail::EmptyResult<AccumT>{ReductionT::empty_pair()},
+                                            typename ReductionT::ToPair{},
                                             stream);
   }
 };

@@ -432,5 +432,24 @@ struct PairWithIndex
   }
 };
 
+//! Min and Max (`ForMax`) over items of `T` as the facades run them: fold's operator over the values as
+//! `ExtremumValues` carries them (order keys for floating-point items), its identity, and ArgMin/ArgMax's
+//! (index, value) pairs. Shared by DeviceReduce and DeviceSegmentedReduce.
+template <typename T, bool ForMax>
+struct ExtremumReduction
+{
+  using Values  = ExtremumValues<T, ForMax>;
+  using AccumT  = typename Values::type;
+  using PairT   = KeyValuePair<std::int64_t, AccumT>;
+  using Op      = std::conditional_t<ForMax, Max, Min>;
+  using ArgOp   = std::conditional_t<ForMax, ArgMax, ArgMin>;
+  using ToValue = ApplyTransform<AccumT, Values>;
+  using ToPair  = PairWithIndex<Values>;
+
+  static constexpr AccumT identity() { return Values{}(ForMax ? max_identity<T>() : min_identity<T>()); }
+  //! ArgMin/ArgMax's result for empty input: index -1 and the identity.
+  static constexpr PairT empty_pair() { return {-1, identity()}; }
+};
+
 } // namespace detail
 } // namespace fold
