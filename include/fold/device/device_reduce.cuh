@@ -70,10 +70,13 @@ using tuning_t = typename tuning_of<DeterminismT>::type;
 //! - `num_items` may be any integer type; 64-bit counts work end to end.
 //! - `d_in` is a random-access iterator (a pointer, or e.g. a thrust counting or transform iterator); input
 //!   through an aligned raw pointer of a primitive type is read with 16-byte vector loads.
-//! - Return values: `cudaSuccess`; `cudaErrorInvalidValue` for a negative `num_items`, a null `d_in` with
-//!   `num_items > 0`, a null output, or `temp_storage_bytes` smaller than the query returned (checked before
-//!   anything is launched, so the outputs are left as they were); otherwise the error of the CUDA runtime call
-//!   or kernel launch that failed. Nothing throws, exits or prints.
+//! - Return values: `cudaSuccess`; `cudaErrorInvalidValue` for a negative `num_items` or one above
+//!   `max_num_items`, a null `d_in` with `num_items > 0`, a null output, or `temp_storage_bytes` smaller than the
+//!   query returned (checked before anything is launched, so the outputs are left as they were); otherwise the
+//!   error of the CUDA runtime call or kernel launch that failed (no device: `cudaErrorNoDevice`, or
+//!   `cudaErrorInsufficientDriver` without a driver; a stream CUDA refuses, such as the legacy default stream
+//!   while another stream is captured: `cudaErrorStreamCaptureImplicit`). Nothing throws, exits or prints.
+//!   docs/errors.md has the whole table.
 //! - Operators must be associative. A commutative operator (see `is_commutative`: fold's own, the standard
 //!   arithmetic and bitwise functors, or yours through `fold::commutative(op)`) may see its operands in any
 //!   order; any other operator sees them in index order: the result is `init op x[0] op ... op x[n - 1]` with

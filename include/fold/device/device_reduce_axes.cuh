@@ -35,9 +35,9 @@ namespace fold
 //! the same bits on every run. Operators need only be associative: the items of each output are combined in
 //! row-major order. An empty reduced axis gives `init` everywhere; an empty kept axis, no output at all.
 //!
-//! `cudaErrorInvalidValue`: a rank above 8, a negative extent, an axis outside `[0, rank)` or named twice, a null
-//! pointer argument when there is something to read or write, or too little temporary storage (all checked before
-//! anything is launched).
+//! `cudaErrorInvalidValue`: a rank above 8, a negative extent, extents whose product exceeds 2^63 - 1, an axis
+//! outside `[0, rank)` or named twice, a null pointer argument when there is something to read or write, or too
+//! little temporary storage (all checked before anything is launched). docs/errors.md has the whole table.
 struct DeviceReduceAxes
 {
   //! `out[k] = init op x[k, r0] op x[k, r1] op ...` over the reduced index tuples `r` in row-major order, for each

@@ -22,6 +22,12 @@ namespace detail
 template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
 using enable_if_offsets_t =
     std::enable_if_t<!std::is_integral_v<BeginOffsetIteratorT> && !std::is_integral_v<EndOffsetIteratorT>, int>;
+
+//! A negative segment size, or segments whose items together number more than 2^63 - 1.
+inline bool bad_fixed_size(std::int64_t num_segments, std::int64_t segment_size)
+{
+  return segment_size < 0 || (segment_size > 0 && num_segments > INT64_MAX / segment_size);
+}
 } // namespace detail
 
 //! Segmented reductions: segment `i` is `[d_in + d_begin_offsets[i], d_in + d_end_offsets[i])`, and its result is
@@ -33,9 +39,9 @@ using enable_if_offsets_t =
 //! `DeviceReduce` hold: the two-call temporary storage API, stream order without host synchronisation or
 //! allocation, graph capture, `cudaError_t` results (`cudaErrorInvalidValue` for a negative count or segment
 //! size, a null pointer argument with segments to reduce, or too little temporary storage, checked before
-//! anything is launched), operators that need only be associative (the items of a segment are combined in index
-//! order unless the operator is commutative, see `is_commutative`), and results that are the same bits on every
-//! run: a segment's result depends only on its items, never on the other segments.
+//! anything is launched; docs/errors.md has the whole table), operators that need only be associative (the items of a
+//! segment are combined in index order unless the operator is commutative, see `is_commutative`), and results that are
+//! the same bits on every run: a segment's result depends only on its items, never on the other segments.
 //!
 //! Zero segments: the size query still writes `temp_storage_bytes` (CUB leaves it unwritten), and the run
 //! launches nothing. Each call clears a few bytes of the temporary storage (`cudaMemsetAsync`) and launches two
@@ -204,8 +210,9 @@ struct DeviceSegmentedReduce
   }
 
   //! @name Fixed-size segments
-  //! Segment `i` is `[d_in + i * segment_size, d_in + (i + 1) * segment_size)` (`segment_size >= 0`); the rows of
-  //! a row-major matrix, for instance. Otherwise as the calls above.
+  //! Segment `i` is `[d_in + i * segment_size, d_in + (i + 1) * segment_size)` (`segment_size >= 0`, and
+  //! `num_segments * segment_size <= 2^63 - 1`); the rows of a row-major matrix, for instance. Otherwise as the
+  //! calls above.
   //! @{
   template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T>
   static cudaError_t Reduce(void* d_temp_storage,
@@ -218,17 +225,17 @@ struct DeviceSegmentedReduce
                             T init,
                             cudaStream_t stream = 0)
   {
-    return segment_size < 0 ? cudaErrorInvalidValue
-                            : Reduce(d_temp_storage,
-                                     temp_storage_bytes,
-                                     d_in,
-                                     d_out,
-                                     num_segments,
-                                     detail::FixedOffsets{segment_size, 0},
-                                     detail::FixedOffsets{segment_size, segment_size},
-                                     reduction_op,
-                                     init,
-                                     stream);
+    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
+                                                              : Reduce(d_temp_storage,
+                                                                       temp_storage_bytes,
+                                                                       d_in,
+                                                                       d_out,
+                                                                       num_segments,
+                                                                       detail::FixedOffsets{segment_size, 0},
+                                                                       detail::FixedOffsets{segment_size, segment_size},
+                                                                       reduction_op,
+                                                                       init,
+                                                                       stream);
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -240,15 +247,15 @@ struct DeviceSegmentedReduce
                          std::int64_t segment_size,
                          cudaStream_t stream = 0)
   {
-    return segment_size < 0 ? cudaErrorInvalidValue
-                            : Sum(d_temp_storage,
-                                  temp_storage_bytes,
-                                  d_in,
-                                  d_out,
-                                  num_segments,
-                                  detail::FixedOffsets{segment_size, 0},
-                                  detail::FixedOffsets{segment_size, segment_size},
-                                  stream);
+    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
+                                                              : Sum(d_temp_storage,
+                                                                    temp_storage_bytes,
+                                                                    d_in,
+                                                                    d_out,
+                                                                    num_segments,
+                                                                    detail::FixedOffsets{segment_size, 0},
+                                                                    detail::FixedOffsets{segment_size, segment_size},
+                                                                    stream);
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -260,15 +267,15 @@ struct DeviceSegmentedReduce
                          std::int64_t segment_size,
                          cudaStream_t stream = 0)
   {
-    return segment_size < 0 ? cudaErrorInvalidValue
-                            : Min(d_temp_storage,
-                                  temp_storage_bytes,
-                                  d_in,
-                                  d_out,
-                                  num_segments,
-                                  detail::FixedOffsets{segment_size, 0},
-                                  detail::FixedOffsets{segment_size, segment_size},
-                                  stream);
+    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
+                                                              : Min(d_temp_storage,
+                                                                    temp_storage_bytes,
+                                                                    d_in,
+                                                                    d_out,
+                                                                    num_segments,
+                                                                    detail::FixedOffsets{segment_size, 0},
+                                                                    detail::FixedOffsets{segment_size, segment_size},
+                                                                    stream);
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -280,15 +287,15 @@ struct DeviceSegmentedReduce
                          std::int64_t segment_size,
                          cudaStream_t stream = 0)
   {
-    return segment_size < 0 ? cudaErrorInvalidValue
-                            : Max(d_temp_storage,
-                                  temp_storage_bytes,
-                                  d_in,
-                                  d_out,
-                                  num_segments,
-                                  detail::FixedOffsets{segment_size, 0},
-                                  detail::FixedOffsets{segment_size, segment_size},
-                                  stream);
+    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
+                                                              : Max(d_temp_storage,
+                                                                    temp_storage_bytes,
+                                                                    d_in,
+                                                                    d_out,
+                                                                    num_segments,
+                                                                    detail::FixedOffsets{segment_size, 0},
+                                                                    detail::FixedOffsets{segment_size, segment_size},
+                                                                    stream);
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -300,15 +307,15 @@ struct DeviceSegmentedReduce
                             std::int64_t segment_size,
                             cudaStream_t stream = 0)
   {
-    return segment_size < 0 ? cudaErrorInvalidValue
-                            : ArgMin(d_temp_storage,
-                                     temp_storage_bytes,
-                                     d_in,
-                                     d_out,
-                                     num_segments,
-                                     detail::FixedOffsets{segment_size, 0},
-                                     detail::FixedOffsets{segment_size, segment_size},
-                                     stream);
+    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
+                                                              : ArgMin(d_temp_storage,
+                                                                       temp_storage_bytes,
+                                                                       d_in,
+                                                                       d_out,
+                                                                       num_segments,
+                                                                       detail::FixedOffsets{segment_size, 0},
+                                                                       detail::FixedOffsets{segment_size, segment_size},
+                                                                       stream);
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -320,15 +327,15 @@ struct DeviceSegmentedReduce
                             std::int64_t segment_size,
                             cudaStream_t stream = 0)
   {
-    return segment_size < 0 ? cudaErrorInvalidValue
-                            : ArgMax(d_temp_storage,
-                                     temp_storage_bytes,
-                                     d_in,
-                                     d_out,
-                                     num_segments,
-                                     detail::FixedOffsets{segment_size, 0},
-                                     detail::FixedOffsets{segment_size, segment_size},
-                                     stream);
+    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
+                                                              : ArgMax(d_temp_storage,
+                                                                       temp_storage_bytes,
+                                                                       d_in,
+                                                                       d_out,
+                                                                       num_segments,
+                                                                       detail::FixedOffsets{segment_size, 0},
+                                                                       detail::FixedOffsets{segment_size, segment_size},
+                                                                       stream);
   }
   //! @}
 

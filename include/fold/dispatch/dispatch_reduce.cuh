@@ -363,13 +363,20 @@ cudaError_t reduce(void* d_temp_storage,
                    TransformOpT transform,
                    cudaStream_t stream)
 {
-  static_assert(std::is_integral_v<NumItemsT> && !std::is_same_v<NumItemsT, bool>,
-                "fold::DeviceReduce: num_items must be of an integer type");
+  static_assert(std::is_integral_v<NumItemsT> && !std::is_same_v<NumItemsT, bool> && sizeof(NumItemsT) <= 8,
+                "fold::DeviceReduce: num_items must be of an integer type of at most 64 bits");
   static_assert(std::is_default_constructible_v<AccumT> && std::is_copy_constructible_v<AccumT>,
                 "fold::DeviceReduce: the accumulator type must be default-constructible and copyable");
   if constexpr (std::is_signed_v<NumItemsT>)
   {
     if (num_items < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
+  }
+  else if constexpr (sizeof(NumItemsT) == 8)
+  {
+    if (num_items > static_cast<NumItemsT>(max_num_items))
     {
       return cudaErrorInvalidValue;
     }

@@ -67,6 +67,21 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
   {
     return plan;
   }
+  // The item count must fit in int64_t (a zero extent makes it 0 whatever the others are).
+  bool any_zero = false;
+  for (int d = 0; d < shape.rank; ++d)
+  {
+    any_zero = any_zero || shape.dims[d] == 0;
+  }
+  std::int64_t product = 1;
+  for (int d = 0; d < shape.rank && !any_zero; ++d)
+  {
+    if (shape.dims[d] > 0 && product > INT64_MAX / shape.dims[d])
+    {
+      return plan;
+    }
+    product *= shape.dims[d] > 0 ? shape.dims[d] : 1;
+  }
   std::int64_t extent[max_rank];
   bool reduced[max_rank];
   int groups           = 0;

@@ -179,7 +179,7 @@ struct DispatchSegmentedReduce
       return error;
     }
     // The warp kernel: a group of 32 segments per warp, grid-stride beyond 32 blocks per SM (a few waves).
-    const std::int64_t groups     = (num_segments + 31) / 32;
+    const std::int64_t groups     = num_segments / 32 + (num_segments % 32 != 0); // no overflow at 2^63 - 1
     const std::int64_t warps      = shape.block_threads / 32;
     const std::int64_t max_blocks = static_cast<std::int64_t>(sms) * 32;
     const std::int64_t needed     = (groups + warps - 1) / warps;

@@ -38,6 +38,10 @@ struct is_shuffleable : std::bool_constant<std::is_trivially_copyable_v<T> && si
 template <typename T>
 inline constexpr bool is_shuffleable_v = is_shuffleable<T>::value;
 
+//! The largest item count the device-wide algorithms take: 2^63 - 1, the largest `int64_t` (cub's count type).
+//! A larger unsigned count is rejected with `cudaErrorInvalidValue`, so that no offset arithmetic can wrap.
+inline constexpr std::uint64_t max_num_items = static_cast<std::uint64_t>(INT64_MAX);
+
 namespace detail
 {
 
