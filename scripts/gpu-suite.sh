@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GPU check in one call: build (Release, sm_90), run the whole test suite, run fold-bench. Meant for the GPU
-# machine, from the repository root, with Catch2 and Google Benchmark unpacked under .deps/usr (see README).
+# The GPU check in one call: build (Release, sm_90), run the whole test suite and a long run of the property test,
+# run fold-bench (BENCH=0: not). Meant for the GPU machine, from the repository root, with Catch2 and Google
+# Benchmark unpacked under .deps/usr (see README).
 # Logs go to $OUT (default: out/); the summary is printed last.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
@@ -18,8 +19,16 @@ cmake --build "$BUILD" -j"$(nproc)" >"$LOGS/build.log" 2>&1 || { grep -E "error"
 
 ctest --test-dir "$BUILD" -V -j4 --timeout 900 >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
-"$BUILD/benchmarks/fold-bench" >"$OUT/bench.txt" 2>"$LOGS/bench.err"
-bench_rc=$?
+# The property test's longer run: PROPERTY_CASES cases from a random first seed (ctest ran the fixed list).
+seed=${PROPERTY_SEED:-$(( (RANDOM << 15 | RANDOM) + 1000 ))}
+FOLD_PROPERTY_SEED=$seed FOLD_PROPERTY_CASES=${PROPERTY_CASES:-3000} "$BUILD/test/device.device_reduce_property" \
+  >"$OUT/property.log" 2>&1
+property_rc=$?
+bench_rc=0
+if [[ ${BENCH:-1} == 1 ]]; then
+  "$BUILD/benchmarks/fold-bench" >"$OUT/bench.txt" 2>"$LOGS/bench.err"
+  bench_rc=$?
+fi
 
 echo "== failures (if any)"
 grep -E "FAILED|failed|Error" "$OUT/ctest.log" | head -40
@@ -27,6 +36,10 @@ echo "== each test's own summary"
 grep -E "^[0-9]+: (All tests passed|test cases:|assertions:|device [0-9])" "$OUT/ctest.log" | sort -n | uniq
 echo "== ctest"
 grep -E "tests passed|tests failed|Skipped|Passed|\*\*\*Failed" "$OUT/ctest.log" | tail -20
-echo "== fold-bench (rc=$bench_rc)"
-cat "$OUT/bench.txt"
-exit $(( ctest_rc != 0 || bench_rc != 0 ))
+echo "== property test, long run (rc=$property_rc)"
+grep -E "^property test|All tests passed|test cases:|assertions:" "$OUT/property.log"
+if [[ ${BENCH:-1} == 1 ]]; then
+  echo "== fold-bench (rc=$bench_rc)"
+  cat "$OUT/bench.txt"
+fi
+exit $(( ctest_rc != 0 || property_rc != 0 || bench_rc != 0 ))

@@ -67,7 +67,13 @@ public:
   T* get() const { return data_; }
   std::size_t size() const { return size_; }
 
-  void poison() { CUDA_REQUIRE(cudaMemset(data_, poison_byte, size_ * sizeof(T))); }
+  //! Fills the buffer with the poison pattern and waits for it: cudaMemset may run asynchronously on the legacy
+  //! default stream, which does not order work on non-blocking streams.
+  void poison()
+  {
+    CUDA_REQUIRE(cudaMemset(data_, poison_byte, size_ * sizeof(T)));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+  }
 
   std::vector<T> to_host() const
   {

@@ -68,6 +68,7 @@ TEST_CASE("Calls can be captured into a CUDA graph and replayed", "[device][grap
     std::size_t bytes = 0;
     CUDA_REQUIRE(fold::DeviceReduce::Sum(nullptr, bytes, d_in.get(), d_out.get(), n, stream.handle));
     fold_test::DeviceBuffer<unsigned char> d_temp(bytes);
+    d_temp.poison(); // initialised, for initcheck (docs/errors.md, "Sanitizers")
 
     // Global capture mode: any call that is not capture-safe, or any work sent to another stream (the legacy
     // default stream included), fails the capture.
@@ -113,6 +114,7 @@ TEST_CASE("A first call made during capture (cold caches) is capture-safe", "[de
   fold_test::DeviceBuffer<std::uint16_t> d_in(values);
   fold_test::DeviceBuffer<std::uint16_t> d_out(1);
   fold_test::DeviceBuffer<unsigned char> d_temp(1 << 20);
+  d_temp.poison(); // initialised, for initcheck (docs/errors.md, "Sanitizers")
   std::size_t bytes = 1 << 20;
   cudaGraph_t graph = nullptr;
   CUDA_REQUIRE(cudaStreamBeginCapture(stream.handle, cudaStreamCaptureModeGlobal));
@@ -157,6 +159,7 @@ TEST_CASE("Bad input on a device: an error, nothing launched, the output untouch
   std::size_t bytes = 0;
   CUDA_REQUIRE(fold::DeviceReduce::ArgMin(nullptr, bytes, d_in.get(), d_out.get(), d_index.get(), n));
   fold_test::DeviceBuffer<unsigned char> d_temp(bytes);
+  d_temp.poison(); // initialised, for initcheck (docs/errors.md, "Sanitizers")
   const std::vector<unsigned char> poisoned(sizeof(float), fold_test::poison_byte);
   d_out.poison();
   d_index.poison();

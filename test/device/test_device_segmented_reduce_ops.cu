@@ -66,6 +66,7 @@ void check_extrema(const std::vector<float>& values, const std::vector<std::int6
     buffer->poison();
   }
   d_arg.poison();
+  d_cub_arg.poison();
   const std::int64_t* b = d_offsets.get();
   const std::int64_t* e = d_offsets.get() + 1;
   fold_test::two_call(

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// No CUDA device at all: every entry point returns the runtime's error (cudaErrorNoDevice, or
+// cudaErrorInsufficientDriver where no driver is installed), does not crash, and writes nothing. A host test: it
+// hides the devices itself (CUDA_VISIBLE_DEVICES="" before the runtime starts; ctest sets it as well), so it runs
+// on the CI machine, which has no GPU, and on the GPU machine alike.
+#include <fold/device/device_reduce.cuh>
+#include <fold/device/device_reduce_axes.cuh>
+#include <fold/device/device_segmented_reduce.cuh>
+
+#include <catch2/catch.hpp>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+namespace
+{
+// Before main, so before the CUDA runtime initialises.
+const bool devices_hidden = setenv("CUDA_VISIBLE_DEVICES", "", 1) == 0;
+
+using Call = std::function<cudaError_t(void*, std::size_t&)>;
+
+bool no_device_error(cudaError_t error)
+{
+  return error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver;
+}
+
+//! A size query and a run with (fake, never dereferenced) storage: both fail with a no-device error, the query
+//! leaves `temp_storage_bytes` alone, and the host memory given as the output keeps its values.
+void expect_no_device(const char* name, const Call& call, const std::vector<float>& out, bool query_needs_device = true)
+{
+  INFO(name);
+  std::size_t bytes       = 4242;
+  const cudaError_t query = call(nullptr, bytes);
+  INFO("query: " << cudaGetErrorName(query));
+  if (query_needs_device)
+  {
+    CHECK(no_device_error(query));
+    CHECK(bytes == 4242);
+  }
+  else
+  {
+    CHECK(query == cudaSuccess); // the size does not depend on the device
+  }
+  bytes                 = std::size_t{1} << 30;
+  const cudaError_t run = call(reinterpret_cast<void*>(0x10000), bytes);
+  INFO("run: " << cudaGetErrorName(run));
+  CHECK(no_device_error(run));
+  CHECK(std::all_of(out.begin(), out.end(), [](float x) { return x == -7.0f; }));
+}
+} // namespace
+
+TEST_CASE("Without a device every call returns the runtime's no-device error and writes nothing",
+          "[device][errors][no-device]")
+{
+  REQUIRE(devices_hidden);
+  int devices             = -1;
+  const cudaError_t count = cudaGetDeviceCount(&devices);
+  INFO("cudaGetDeviceCount: " << cudaGetErrorName(count) << ", " << devices << " devices");
+  REQUIRE((count != cudaSuccess || devices == 0)); // run with CUDA_VISIBLE_DEVICES="", as ctest does
+
+  // Host memory as the "device" pointers: nothing may touch them.
+  std::vector<float> in(1 << 20, 1.0f), out(1 << 20, -7.0f);
+  std::vector<int> offsets = {0, 10, 1000, 1 << 20};
+  std::int64_t index       = -7;
+  const float* d_in        = in.data();
+  float* d_out             = out.data();
+
+  for (std::int64_t n : {std::int64_t{10}, std::int64_t{1} << 20})
+  {
+    expect_no_device(
+        "Sum", [&](void* t, std::size_t& b) { return fold::DeviceReduce::Sum(t, b, d_in, d_out, n); }, out);
+    expect_no_device(
+        "Min", [&](void* t, std::size_t& b) { return fold::DeviceReduce::Min(t, b, d_in, d_out, n); }, out);
+    expect_no_device(
+        "ArgMax",
+        [&](void* t, std::size_t& b) { return fold::DeviceReduce::ArgMax(t, b, d_in, d_out, &index, n); },
+        out);
+    CHECK(index == -7);
+  }
+  expect_no_device(
+      "DeviceSegmentedReduce::Sum",
+      [&](void* t, std::size_t& b)
+      { return fold::DeviceSegmentedReduce::Sum(t, b, d_in, d_out, 3, offsets.data(), offsets.data() + 1); },
+      out);
+  expect_no_device(
+      "DeviceSegmentedReduce::Max (fixed size)",
+      [&](void* t, std::size_t& b) { return fold::DeviceSegmentedReduce::Max(t, b, d_in, d_out, 1024, 1024); },
+      out);
+  expect_no_device(
+      "DeviceReduceAxes::Sum (last axis)",
+      [&](void* t, std::size_t& b) {
+        return fold::DeviceReduceAxes::Sum(t, b, d_in, d_out, {1024, 1024}, {1});
+      },
+      out);
+  // Over the first axis the storage is two buffers sized by the shape alone: the query succeeds, the run fails.
+  expect_no_device(
+      "DeviceReduceAxes::Sum (first axis)",
+      [&](void* t, std::size_t& b) {
+        return fold::DeviceReduceAxes::Sum(t, b, d_in, d_out, {1024, 1024}, {0});
+      },
+      out,
+      /*query_needs_device=*/false);
+}
