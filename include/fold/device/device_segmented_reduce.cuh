@@ -22,12 +22,6 @@ namespace detail
 template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
 using enable_if_offsets_t =
     std::enable_if_t<!std::is_integral_v<BeginOffsetIteratorT> && !std::is_integral_v<EndOffsetIteratorT>, int>;
-
-//! A negative segment size, or segments whose items together number more than 2^63 - 1.
-inline bool bad_fixed_size(std::int64_t num_segments, std::int64_t segment_size)
-{
-  return segment_size < 0 || (segment_size > 0 && num_segments > INT64_MAX / segment_size);
-}
 } // namespace detail
 
 //! Segmented reductions: segment `i` is `[d_in + d_begin_offsets[i], d_in + d_end_offsets[i])`, and its result is
@@ -225,17 +219,14 @@ struct DeviceSegmentedReduce
                             T init,
                             cudaStream_t stream = 0)
   {
-    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
-                                                              : Reduce(d_temp_storage,
-                                                                       temp_storage_bytes,
-                                                                       d_in,
-                                                                       d_out,
-                                                                       num_segments,
-                                                                       detail::FixedOffsets{segment_size, 0},
-                                                                       detail::FixedOffsets{segment_size, segment_size},
-                                                                       reduction_op,
-                                                                       init,
-                                                                       stream);
+    return with_fixed_offsets(
+        num_segments,
+        segment_size,
+        [&](auto begins, auto ends)
+        {
+          return Reduce(
+              d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, reduction_op, init, stream);
+        });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -247,15 +238,11 @@ struct DeviceSegmentedReduce
                          std::int64_t segment_size,
                          cudaStream_t stream = 0)
   {
-    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
-                                                              : Sum(d_temp_storage,
-                                                                    temp_storage_bytes,
-                                                                    d_in,
-                                                                    d_out,
-                                                                    num_segments,
-                                                                    detail::FixedOffsets{segment_size, 0},
-                                                                    detail::FixedOffsets{segment_size, segment_size},
-                                                                    stream);
+    return with_fixed_offsets(
+        num_segments,
+        segment_size,
+        [&](auto begins, auto ends)
+        { return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -267,15 +254,11 @@ struct DeviceSegmentedReduce
                          std::int64_t segment_size,
                          cudaStream_t stream = 0)
   {
-    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
-                                                              : Min(d_temp_storage,
-                                                                    temp_storage_bytes,
-                                                                    d_in,
-                                                                    d_out,
-                                                                    num_segments,
-                                                                    detail::FixedOffsets{segment_size, 0},
-                                                                    detail::FixedOffsets{segment_size, segment_size},
-                                                                    stream);
+    return with_fixed_offsets(
+        num_segments,
+        segment_size,
+        [&](auto begins, auto ends)
+        { return Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -287,15 +270,11 @@ struct DeviceSegmentedReduce
                          std::int64_t segment_size,
                          cudaStream_t stream = 0)
   {
-    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
-                                                              : Max(d_temp_storage,
-                                                                    temp_storage_bytes,
-                                                                    d_in,
-                                                                    d_out,
-                                                                    num_segments,
-                                                                    detail::FixedOffsets{segment_size, 0},
-                                                                    detail::FixedOffsets{segment_size, segment_size},
-                                                                    stream);
+    return with_fixed_offsets(
+        num_segments,
+        segment_size,
+        [&](auto begins, auto ends)
+        { return Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -307,15 +286,11 @@ struct DeviceSegmentedReduce
                             std::int64_t segment_size,
                             cudaStream_t stream = 0)
   {
-    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
-                                                              : ArgMin(d_temp_storage,
-                                                                       temp_storage_bytes,
-                                                                       d_in,
-                                                                       d_out,
-                                                                       num_segments,
-                                                                       detail::FixedOffsets{segment_size, 0},
-                                                                       detail::FixedOffsets{segment_size, segment_size},
-                                                                       stream);
+    return with_fixed_offsets(
+        num_segments,
+        segment_size,
+        [&](auto begins, auto ends)
+        { return ArgMin(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT>
@@ -327,19 +302,27 @@ struct DeviceSegmentedReduce
                             std::int64_t segment_size,
                             cudaStream_t stream = 0)
   {
-    return detail::bad_fixed_size(num_segments, segment_size) ? cudaErrorInvalidValue
-                                                              : ArgMax(d_temp_storage,
-                                                                       temp_storage_bytes,
-                                                                       d_in,
-                                                                       d_out,
-                                                                       num_segments,
-                                                                       detail::FixedOffsets{segment_size, 0},
-                                                                       detail::FixedOffsets{segment_size, segment_size},
-                                                                       stream);
+    return with_fixed_offsets(
+        num_segments,
+        segment_size,
+        [&](auto begins, auto ends)
+        { return ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
   }
   //! @}
 
 private:
+  //! `call(begins, ends)` with the offsets of `num_segments` segments of `segment_size` items; a negative size,
+  //! or segments of more than 2^63 - 1 items in all, are rejected (a negative count is, by `call`).
+  template <typename CallT>
+  static cudaError_t with_fixed_offsets(std::int64_t num_segments, std::int64_t segment_size, CallT&& call)
+  {
+    if (segment_size < 0 || (segment_size > 0 && num_segments > INT64_MAX / segment_size))
+    {
+      return cudaErrorInvalidValue;
+    }
+    return call(detail::FixedOffsets{segment_size, 0}, detail::FixedOffsets{segment_size, segment_size});
+  }
+
   template <bool ForMax,
             typename InputIteratorT,
             typename OutputIteratorT,
