@@ -22,6 +22,8 @@ DEPS=$PWD/.deps/usr
 LOGS=$BUILD/sanitize-logs # every run's log; the logs of runs that are not clean are copied to $OUT/sanitize-failed
 rm -rf "$LOGS" "$OUT/sanitize-failed" "$OUT/sanitize-progress.txt"
 mkdir -p "$LOGS" "$OUT/sanitize-failed"
+# A clean run's line in the table: exit 0, nothing reported (racecheck: no hazard), every Catch2 test passed.
+CLEAN='rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)) \| All tests passed'
 SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer \
   /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
 
@@ -77,11 +79,11 @@ run_one() {
   catch=$(grep -ahE "^(All tests passed|test cases:)" "$LOGS/$name.log" | tail -1)
   printf '%-9s %-34s %-60.60s rc=%-3s %4ss  %s | %s\n' "$tool" "$test" "$spec" "$rc" "$((SECONDS - start))" \
     "${summary:-no summary}" "${catch:-no catch2 summary}" | tee -a "$OUT/sanitize-progress.txt" | grep -qE \
-    'rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)) \| All tests passed' \
+    "$CLEAN" \
     || head -c 200000 "$LOGS/$name.log" >"$OUT/sanitize-failed/$name.log"
 }
 export -f run_one
-export BUILD LOGS LIMIT SANITIZER DEADLINE OUT
+export BUILD LOGS LIMIT SANITIZER DEADLINE OUT CLEAN
 
 "$SANITIZER" --version | tail -1
 if [[ -n ${ONLY:-} ]]; then # a regular expression over "tool test case": run only those
@@ -97,12 +99,12 @@ ls "$OUT/sanitize-failed" | head -30 | sed 's/^/failed log: /'
 find "$OUT/sanitize-failed" -name '*.log' | tail -n +31 | xargs -r rm -f # at most 30 come back
 
 # Clean: exit 0, a summary of 0 errors (racecheck: 0 hazards), and Catch2's "All tests passed".
-bad=$(grep -vE 'rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)) \| All tests passed' \
+bad=$(grep -vE "$CLEAN" \
   "$OUT/sanitize.txt")
 echo "== compute-sanitizer: ${#tests[@]} GPU tests, ${#runs[@]} runs (each test case under each of: $TOOLS)"
 for tool in $TOOLS; do
   printf '%-9s %4d runs, %4d clean\n' "$tool" "$(grep -c "^$tool " "$OUT/sanitize.txt")" \
-    "$(grep "^$tool " "$OUT/sanitize.txt" | grep -cE 'rc=0 .*(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)) \| All tests passed')"
+    "$(grep "^$tool " "$OUT/sanitize.txt" | grep -cE "$CLEAN")"
 done
 if (( $(wc -l <"$OUT/sanitize.txt") != ${#runs[@]} )); then
   bad+=$'\n'"only $(wc -l <"$OUT/sanitize.txt") of ${#runs[@]} runs reported"
