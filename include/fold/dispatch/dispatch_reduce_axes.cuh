@@ -226,8 +226,8 @@ struct DispatchReduceAxes
   }
 
   template <typename InT, typename OutT, typename StepInitT>
-  static cudaError_t
-  higher_dim(InT in, OutT out, const AxesStep& s, ReductionOpT op, StepInitT init, int sms, cudaStream_t stream)
+  static cudaError_t higher_dim(
+      InT in, OutT out, const AxesStep& s, ReductionOpT op, StepInitT init, int sms, bool overlap, cudaStream_t stream)
   {
     constexpr int V             = column_vector_items<InT>();
     const int col_threads       = column_threads(s.cols, V);
@@ -239,6 +239,7 @@ struct DispatchReduceAxes
                   grid,
                   higher_dim_threads,
                   stream,
+                  overlap,
                   in,
                   out,
                   s,
@@ -311,7 +312,7 @@ struct DispatchReduceAxes
     {
       return cudaSuccess;
     }
-    int device = 0, sms = 0;
+    int device = 0, sms = 0, arch = 0;
     if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
     {
       return error;
@@ -320,6 +321,11 @@ struct DispatchReduceAxes
     {
       return error;
     }
+    if (const cudaError_t error = ptx_version(device, arch); error != cudaSuccess)
+    {
+      return error;
+    }
+    const bool overlap    = may_overlap(arch);
     char* base            = static_cast<char*>(align_up(d_temp_storage, align));
     AccumT* buffer[2]     = {reinterpret_cast<AccumT*>(base), reinterpret_cast<AccumT*>(base + second)};
     std::size_t seg_bytes = segmented_bytes;
@@ -338,13 +344,13 @@ struct DispatchReduceAxes
       }
       else if (first)
       {
-        error = final ? higher_dim(in, out, s, op, init, sms, stream)
-                      : higher_dim(in, to, s, op, NoInit<AccumT>{}, sms, stream);
+        error = final ? higher_dim(in, out, s, op, init, sms, overlap, stream)
+                      : higher_dim(in, to, s, op, NoInit<AccumT>{}, sms, overlap, stream);
       }
       else
       {
-        error = final ? higher_dim(from, out, s, op, init, sms, stream)
-                      : higher_dim(from, to, s, op, NoInit<AccumT>{}, sms, stream);
+        error = final ? higher_dim(from, out, s, op, init, sms, overlap, stream)
+                      : higher_dim(from, to, s, op, NoInit<AccumT>{}, sms, overlap, stream);
       }
       if (error != cudaSuccess)
       {

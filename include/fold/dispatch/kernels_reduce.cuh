@@ -16,10 +16,13 @@
 #include <fold/agent/agent_reduce.cuh>
 #include <fold/grid/grid_even_share.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
+
+#include <cuda/atomic>
 
 namespace fold::detail
 {
@@ -194,6 +197,7 @@ template <typename InputIteratorT,
 __global__ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads) void SingleTileKernel(
     InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
 {
+  begin_dependent_kernel();
   using AgentT =
       typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   __shared__ typename AgentT::TempStorage storage;
@@ -227,6 +231,7 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
                                                                                   ReductionOpT op,
                                                                                   TransformOpT transform)
 {
+  begin_dependent_kernel();
   using AgentT =
       typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   __shared__ typename AgentT::TempStorage storage;
@@ -265,37 +270,52 @@ struct Ticket
     return z ^ (z >> 31);
   }
 
-  //! Counts this block in; true for the block that completes the count of `blocks`. Call from one thread after
-  //! the block's partials are written: the fence before the count publishes it, the one after it (for the last
-  //! block) makes every other block's partial visible.
-  FOLD_DEVICE static bool arrive(Ticket* ticket, unsigned long long call_id, int blocks)
+  //! What a block reads of the ticket before it arrives: `expected`, and whether `check` vouches for it. Read at
+  //! the start of the kernel, so that the load's latency hides behind the block's reduction instead of delaying
+  //! its arrival (the ticket only changes after every block has arrived).
+  struct Seen
   {
-    volatile Ticket* shared     = ticket;
-    const unsigned int expected = shared->expected;
-    const bool initialised      = shared->check == hash(expected);
-    __threadfence();
-    if (initialised)
+    unsigned int expected;
+    bool initialised;
+  };
+  FOLD_DEVICE static Seen peek(const Ticket* ticket)
+  {
+    const volatile Ticket* shared = ticket;
+    const unsigned int expected   = shared->expected;
+    return {expected, shared->check == hash(expected)};
+  }
+
+  //! Counts this block in; true for the block that completes the count of `blocks`. Call from the thread that
+  //! wrote the block's partials, after writing them, with what `peek` read. The count is a release (it
+  //! publishes the partials); the last block then takes an acquire fence, after which every other block's
+  //! partials are visible to it (to its other threads after a `__syncthreads()`).
+  FOLD_DEVICE static bool arrive(Ticket* ticket, Seen seen, unsigned long long call_id, int blocks)
+  {
+    volatile Ticket* shared = ticket;
+    if (seen.initialised)
     {
-      const unsigned int previous = atomicAdd(&ticket->count, 1u);
-      if (previous - expected != static_cast<unsigned int>(blocks - 1))
+      const unsigned int previous = ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device>(ticket->count)
+                                        .fetch_add(1u, ::cuda::memory_order_release);
+      if (previous - seen.expected != static_cast<unsigned int>(blocks - 1))
       {
         return false;
       }
-      __threadfence();
+      ::cuda::atomic_thread_fence(::cuda::memory_order_acquire, ::cuda::thread_scope_device);
       shared->expected = previous + 1;
       shared->check    = hash(previous + 1);
       return true;
     }
-    unsigned long long seen = shared->tagged, next = 0;
+    __threadfence();
+    unsigned long long tag_seen = shared->tagged, next = 0;
     for (;;)
     {
-      next                              = (seen >> tag_shift) == call_id ? seen + 1 : (call_id << tag_shift) | 1;
-      const unsigned long long previous = atomicCAS(&ticket->tagged, seen, next);
-      if (previous == seen)
+      next = (tag_seen >> tag_shift) == call_id ? tag_seen + 1 : (call_id << tag_shift) | 1;
+      const unsigned long long previous = atomicCAS(&ticket->tagged, tag_seen, next);
+      if (previous == tag_seen)
       {
         break;
       }
-      seen = previous;
+      tag_seen = previous;
     }
     if (static_cast<int>(next & count_mask) != blocks)
     {
@@ -330,6 +350,7 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
                                                                                       InitT init,
                                                                                       TransformOpT transform)
 {
+  begin_dependent_kernel();
   using AgentT =
       typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
   using PartialsAgentT =
@@ -341,10 +362,15 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
   } storage;
   __shared__ bool last;
 
+  Ticket::Seen seen{};
+  if (threadIdx.x == 0)
+  {
+    seen = Ticket::peek(ticket);
+  }
   reduce_units<ReductionOpT, AccumT>(AgentT(storage.items, in, op, transform), share, partials);
   if (threadIdx.x == 0)
   {
-    last = Ticket::arrive(ticket, call_id, share.grid_size);
+    last = Ticket::arrive(ticket, seen, call_id, share.grid_size);
   }
   __syncthreads();
   if (!last)

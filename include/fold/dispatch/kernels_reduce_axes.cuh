@@ -6,6 +6,7 @@
 
 #include <fold/agent/agent_reduce.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
+#include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
@@ -79,6 +80,7 @@ __global__ __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputItera
                                                                       InitT init,
                                                                       TransformOpT transform)
 {
+  begin_dependent_kernel();
   constexpr int V = column_vector_items<InputIteratorT>();
   using InputT    = value_t<InputIteratorT>;
   struct alignas(V > 1 ? sizeof(InputT) * V : alignof(InputT)) Vector

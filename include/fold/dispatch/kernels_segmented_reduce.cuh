@@ -17,6 +17,7 @@
 #include <fold/agent/agent_reduce.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
@@ -235,6 +236,7 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads) void SegmentedWarpKe
                                                                                      int large_cap,
                                                                                      int block_cap)
 {
+  begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int warps            = TuningT::policy(FOLD_ARCH).block_threads / 32;
@@ -361,6 +363,7 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
                                                                                   AccumT* partials,
                                                                                   AccumT* scratch)
 {
+  begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int block_threads    = TuningT::policy(FOLD_ARCH).block_threads;
