@@ -52,13 +52,16 @@ struct ReducePolicyChain
 // clang-format off
 //! The chain. The sm_60..sm_80 entries carry CUB 3.0.1's sm_60 shape (256 threads, 16 four-byte items,
 //! 16-byte vectors, 5 waves), which CUB runs on every later architecture; they are not tuned. The sm_90 entry is
-//! tuned on an H200 by `fold-bench --sweep` (docs/performance.md has the tables):
-//! - min blocks/SM 6: caps registers at 40. With 1, the single-pass kernel took 88 registers, 2 blocks per SM,
-//!   and mid-size calls ran up to 2x slower than cub; with 8 (32 registers) the sums spill.
+//! tuned on an H200 by `fold-tune` (tile shapes) and `fold-bench --sweep` (paths and waves); docs/performance.md
+//! has the tables (us per call, back to back on one stream, cub in the same run):
+//! - 32 four-byte items per thread (128 bytes: 8 vector loads in flight), min blocks/SM 4 (64 registers): float
+//!   Sum 2^23 10.9 us (16 items at 6 blocks/SM: 12.4, cub 14.1), 2^26 63.2 (65.9, cub 66.1); double Sum 2^30
+//!   1891 (1951: at the 40-register cap of 6 blocks/SM double sums fell 3% behind cub's 1892), 2^26 125.4 (133.8,
+//!   cub 125.8). 8 blocks/SM (32 registers) spills; 512 threads x 16 was no better than 256 x 32.
 //! - one wave below 128 MiB, 4 waves above: at 2^22 floats 1 wave 11.8 us, 2 waves 14.9, 3 waves 18.5 (each
 //!   wave adds a block lifetime); at 2^30 floats 1 wave 972 us, 4 waves 944 (cub 945); int8 2^30: 289 vs 246.
-//! - single-pass up to 1 block per SM: at 2^17 floats (128 blocks) single-pass 4.6 us vs two-pass 5.1, at 2^20
-//!   (792 blocks) single-pass 8.5 vs two-pass 7.3, back to back.
+//! - single-pass up to 1 block per SM: above it the ticket's tail costs more than the second launch (float 2^21,
+//!   256 blocks: single-pass 6.0 us, two-pass 5.3).
 //! sm_100 has not been measured; it starts from sm_90's values.
 FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
 {
@@ -67,8 +70,8 @@ FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
     {600,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
     {700,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
     {800,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
-    {900,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 6,            4,    128,       1,        16384}},
-    {1000,  {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 6,            4,    128,       1,        16384}},
+    {900,   {256,    32,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
+    {1000,  {256,    32,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
   }};
 }
 // clang-format on
