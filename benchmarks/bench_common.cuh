@@ -103,6 +103,82 @@ private:
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
+//! Takes timing samples of `call(slice, stream)`: seconds per call, `calls` calls per sample on `stream`, rotating
+//! over `slices` inputs. With `graph`, the calls of one sample are captured once into a CUDA graph (the stream
+//! must not be the legacy one) and each sample replays it: the time per call without the host's launch work.
+template <typename CallT>
+class Sampler
+{
+public:
+  Sampler(CallT call, int slices, int calls, bool graph, cudaStream_t stream)
+      : call_(call)
+      , slices_(slices)
+      , calls_(calls)
+      , stream_(stream)
+  {
+    if (graph)
+    {
+      cudaGraph_t captured = nullptr;
+      BENCH_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      queue();
+      BENCH_CHECK(cudaStreamEndCapture(stream_, &captured));
+      BENCH_CHECK(cudaGraphInstantiate(&exec_, captured, 0));
+      BENCH_CHECK(cudaGraphDestroy(captured));
+      BENCH_CHECK(cudaGraphUpload(exec_, stream_));
+      BENCH_CHECK(cudaGraphLaunch(exec_, stream_)); // warm-up
+      BENCH_CHECK(cudaStreamSynchronize(stream_));
+    }
+  }
+  ~Sampler()
+  {
+    if (exec_ != nullptr)
+    {
+      cudaGraphExecDestroy(exec_);
+    }
+  }
+  Sampler(const Sampler&)            = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  double sample()
+  {
+    const double seconds = timer_.seconds(
+        [&]
+        {
+          if (exec_ != nullptr)
+          {
+            BENCH_CHECK(cudaGraphLaunch(exec_, stream_));
+          }
+          else
+          {
+            queue();
+            slice_ = (slice_ + calls_) % slices_;
+          }
+        },
+        stream_);
+    return seconds / calls_;
+  }
+  //! The first error any call returned.
+  cudaError_t status() const { return status_; }
+
+private:
+  void queue()
+  {
+    for (int k = 0; k < calls_; ++k)
+    {
+      const cudaError_t s = call_((slice_ + k) % slices_, stream_);
+      status_             = status_ == cudaSuccess ? s : status_;
+    }
+  }
+
+  CallT call_;
+  int slices_, calls_;
+  cudaStream_t stream_;
+  cudaGraphExec_t exec_ = nullptr;
+  int slice_            = 0;
+  cudaError_t status_   = cudaSuccess;
+  EventTimer timer_;
+};
+
 // ---- random inputs, generated on the device -------------------------------------------------------------
 
 __host__ __device__ inline std::uint64_t mix(std::uint64_t z)

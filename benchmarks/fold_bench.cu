@@ -3,10 +3,12 @@
 // buffers. Each case (operation, type, size, timing mode) times fold, cub and cub a second time, interleaved:
 // the second cub timing against the first is the run-to-run spread, the yardstick for "faster" and "slower".
 //
-// Timing modes:
+// Timing modes (all on one created, non-blocking stream; `--legacy-stream` uses stream 0 instead):
 //   kernel  events around one call; the median over many calls
 //   stream  events around K calls issued back to back on one stream (what an application issuing many
 //           reductions sees, host work included); the median over iterations of the time per call
+//   graph   K calls captured once into a CUDA graph, events around each replay: the time per call with the host
+//           out of the picture (sizes up to 2^24 only)
 // Inputs of one case rotate among slices of a pool of at least 4x the L2 size (up to 64 slices), so that large
 // inputs are read from memory, not from cache; inputs larger than that are read once per call anyway.
 //
@@ -17,9 +19,9 @@
 //                                   (Sum with fold::gpu_to_gpu)
 //   fold-bench --verbose            Google Benchmark's own console output as well
 //   fold-bench --commit=<hash>      recorded in the JSON context (also from $FOLD_COMMIT)
-//   fold-bench --sweep              the tuning sweep behind the sm_90 policy: fold's time with pass 1's grid at
-//                                   k waves (k = 1..4; never more blocks than whole tiles), and single-pass at one
-//                                   wave, next to cub's, kernel and stream timings
+//   fold-bench --sweep              the launch sweep behind the sm_90 policy: fold's time per path (single-pass,
+//                                   two-pass, pass 1 at 1 or 4 waves), with and without programmatic dependent
+//                                   launch, and on the legacy stream, next to cub's
 //   plus any Google Benchmark flag, e.g. --benchmark_out=results.json --benchmark_out_format=json
 #include <fold/fold.cuh>
 
@@ -69,8 +71,13 @@ const char* op_name(Op op)
 enum class Mode
 {
   kernel,
-  stream
+  stream,
+  graph,
 };
+const char* mode_name(Mode mode)
+{
+  return mode == Mode::kernel ? "kernel" : mode == Mode::stream ? "stream" : "graph";
+}
 
 //! A user operator neither library knows: both take their generic path (fold's keeps the order of the items
 //! unless the operator is declared commutative).
@@ -84,6 +91,7 @@ struct CustomSum
 };
 
 bench::DeviceFacts facts;
+cudaStream_t bench_stream = nullptr; //!< where every timed call runs
 
 struct Result
 {
@@ -215,51 +223,54 @@ int calls_per_stream_sample(std::size_t n)
 {
   return n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3;
 }
+int samples_per_case(std::size_t n, Mode mode)
+{
+  return mode == Mode::kernel ? kernel_iterations(n) : 15;
+}
+
+//! A sampler of `call(slice, stream)` in `mode` on `bench_stream`.
+template <typename CallT>
+bench::Sampler<CallT> sampler(CallT call, int slices, std::size_t n, Mode mode)
+{
+  return bench::Sampler<CallT>(
+      call, slices, mode == Mode::kernel ? 1 : calls_per_stream_sample(n), mode == Mode::graph, bench_stream);
+}
+
+//! How many slices of a pool hold `bytes`-byte inputs: enough for 4x the L2 (at most 64).
+int slices_for(std::size_t bytes)
+{
+  const std::size_t target = 4 * facts.l2_bytes;
+  return static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
+}
 
 template <typename T, Op O>
 void run_case(benchmark::State& state, std::size_t n, Mode mode)
 {
-  const std::size_t bytes  = n * sizeof(T);
-  const std::size_t target = 4 * facts.l2_bytes;
-  const int slices =
-      static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
-  Case<T, O> c(n, slices);
+  const std::size_t bytes = n * sizeof(T);
+  Case<T, O> c(n, slices_for(bytes));
   if (!c.agree())
   {
     state.SkipWithError("fold and cub disagree (or a call failed)");
     return;
   }
-  bench::EventTimer timer;
-  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
+  auto fold      = sampler([&](int s, cudaStream_t st) { return c.fold(s, st); }, c.slices(), n, mode);
+  auto cub       = sampler([&](int s, cudaStream_t st) { return c.cub(s, st); }, c.slices(), n, mode);
+  auto cub_again = sampler([&](int s, cudaStream_t st) { return c.cub(s, st); }, c.slices(), n, mode);
   std::vector<double> fold_s, cub_s, cub_again_s;
-  int slice          = 0;
-  cudaError_t status = cudaSuccess;
-  auto time          = [&](auto&& call)
-  {
-    return timer.seconds(
-               [&]
-               {
-                 for (int k = 0; k < calls; ++k)
-                 {
-                   const cudaError_t s = call((slice + k) % c.slices());
-                   status              = status == cudaSuccess ? s : status;
-                 }
-               }) /
-           calls;
-  };
   for (auto _ : state)
   {
-    const double f = time([&](int s) { return c.fold(s, 0); });
-    cub_s.push_back(time([&](int s) { return c.cub(s, 0); }));
-    cub_again_s.push_back(time([&](int s) { return c.cub(s, 0); }));
-    fold_s.push_back(f);
-    state.SetIterationTime(f);
-    slice = (slice + calls) % c.slices();
+    fold_s.push_back(fold.sample());
+    cub_s.push_back(cub.sample());
+    cub_again_s.push_back(cub_again.sample());
+    state.SetIterationTime(fold_s.back());
   }
-  if (status != cudaSuccess)
+  for (cudaError_t status : {fold.status(), cub.status(), cub_again.status()})
   {
-    state.SkipWithError(cudaGetErrorString(status));
-    return;
+    if (status != cudaSuccess)
+    {
+      state.SkipWithError(cudaGetErrorString(status));
+      return;
+    }
   }
   const double fold_t = bench::median(fold_s), cub_t = bench::median(cub_s), cub_again_t = bench::median(cub_again_s);
   const double fold_gbps = bytes / fold_t / 1e9, cub_gbps = bytes / cub_t / 1e9;
@@ -278,7 +289,7 @@ void run_case(benchmark::State& state, std::size_t n, Mode mode)
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
   results.push_back({op_name(O),
                      bench::type_name<T>(),
-                     mode == Mode::kernel ? "kernel" : "stream",
+                     mode_name(mode),
                      n,
                      fold_t * 1e6,
                      cub_t * 1e6,
@@ -294,12 +305,12 @@ void register_case(std::size_t n, Mode mode)
   {
     return;
   }
-  const std::string name = std::string(op_name(O)) + "/" + bench::type_name<T>() + "/" + std::to_string(n) + "/" +
-                           (mode == Mode::kernel ? "kernel" : "stream");
+  const std::string name =
+      std::string(op_name(O)) + "/" + bench::type_name<T>() + "/" + std::to_string(n) + "/" + mode_name(mode);
   auto* b = benchmark::RegisterBenchmark(name.c_str(),
                                          [n, mode](benchmark::State& state) { run_case<T, O>(state, n, mode); });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
-  b->Iterations(mode == Mode::kernel ? kernel_iterations(n) : 15);
+  b->Iterations(samples_per_case(n, mode));
 }
 
 template <typename T>
@@ -309,8 +320,12 @@ void register_type(const std::vector<Op>& ops, const std::vector<std::size_t>& s
   {
     for (std::size_t n : sizes)
     {
-      for (Mode mode : {Mode::kernel, Mode::stream})
+      for (Mode mode : {Mode::kernel, Mode::stream, Mode::graph})
       {
+        if (mode == Mode::graph && n > (std::size_t{1} << 24))
+        {
+          continue;
+        }
         switch (op)
         {
         case Op::sum:
@@ -356,75 +371,74 @@ public:
   }
 };
 
-//! The median time per call of `call(slice)` (kernel or stream timing), rotating over `slices` inputs.
-template <typename CallT>
-double median_seconds(CallT&& call, int slices, std::size_t n, Mode mode)
+//! One column of the launch sweep: fold under a dispatch override, or cub, on the created stream or stream 0.
+struct SweepVariant
 {
-  bench::EventTimer timer;
-  const int calls = mode == Mode::kernel ? 1 : calls_per_stream_sample(n);
-  const int reps  = mode == Mode::kernel ? kernel_iterations(n) : 15;
-  std::vector<double> samples;
-  int slice = 0;
-  for (int r = 0; r < reps; ++r)
+  const char* name;
+  bool cub;
+  fold::detail::DispatchOverride forced;
+  bool legacy_stream;
+};
+
+//! The median seconds per call of one variant in one mode; 0 where it does not apply (no graph on stream 0).
+template <typename T, Op O>
+double sweep_seconds(Case<T, O>& c, std::size_t n, Mode mode, const SweepVariant& v)
+{
+  if (v.legacy_stream && mode == Mode::graph)
   {
-    samples.push_back(timer.seconds(
-                          [&]
-                          {
-                            for (int k = 0; k < calls; ++k)
-                              BENCH_CHECK(call((slice + k) % slices));
-                          }) /
-                      calls);
-    slice = (slice + calls) % slices;
+    return 0;
   }
-  return bench::median(samples);
-}
-
-//! Fold's median time per call with pass 1 at `waves` waves (and `path`), through the dispatch's test hook.
-template <typename T, Op O>
-double fold_seconds(Case<T, O>& c,
-                    std::size_t n,
-                    Mode mode,
-                    int waves,
-                    fold::detail::ReducePath path = fold::detail::ReducePath::automatic)
-{
-  fold::detail::dispatch_override = {path, 0, waves};
-  const double t                  = median_seconds([&](int slice) { return c.fold(slice, 0); }, c.slices(), n, mode);
+  const cudaStream_t stream       = bench_stream;
+  bench_stream                    = v.legacy_stream ? nullptr : stream;
+  fold::detail::dispatch_override = v.forced;
+  double t                        = 0;
+  {
+    auto timed =
+        sampler([&](int s, cudaStream_t st) { return v.cub ? c.cub(s, st) : c.fold(s, st); }, c.slices(), n, mode);
+    std::vector<double> samples;
+    for (int r = 0; r < samples_per_case(n, mode); ++r)
+    {
+      samples.push_back(timed.sample());
+    }
+    BENCH_CHECK(timed.status());
+    t = bench::median(samples);
+  }
   fold::detail::dispatch_override = {};
+  bench_stream                    = stream;
   return t;
-}
-
-template <typename T, Op O>
-double cub_seconds(Case<T, O>& c, std::size_t n, Mode mode)
-{
-  return median_seconds([&](int slice) { return c.cub(slice, 0); }, c.slices(), n, mode);
 }
 
 template <typename T, Op O>
 void sweep_one()
 {
-  const int waves[] = {1, 2, 3, 4};
-  for (int log2 : {14, 17, 19, 20, 21, 22, 23, 24, 26, 28, 30})
+  using fold::detail::ReducePath;
+  const SweepVariant variants[] = {
+      {"cub", true, {}, false},
+      {"auto", false, {}, false},
+      {"auto-serial", false, {ReducePath::automatic, 0, 0, 0, true}, false},
+      {"1tile", false, {ReducePath::single_tile}, false},
+      {"1pass-1w", false, {ReducePath::single_pass, 0, 1}, false},
+      {"1pass-1w-serial", false, {ReducePath::single_pass, 0, 1, 0, true}, false},
+      {"2pass-1w", false, {ReducePath::two_pass, 0, 1}, false},
+      {"2pass-4w", false, {ReducePath::two_pass, 0, 4}, false},
+      {"cub-legacy", true, {}, true},
+      {"auto-legacy", false, {}, true},
+  };
+  for (int log2 = 13; log2 <= 30; log2 += log2 < 24 ? 1 : 2)
   {
     const std::size_t n = std::size_t{1} << log2;
     if (n * sizeof(T) > facts.memory / 3)
       continue;
-    const std::size_t bytes = n * sizeof(T);
-    const int slices =
-        static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (4 * facts.l2_bytes + bytes - 1) / bytes)));
-    Case<T, O> c(n, slices);
-    for (Mode mode : {Mode::kernel, Mode::stream})
+    Case<T, O> c(n, slices_for(n * sizeof(T)));
+    const bool one_tile_too = log2 <= 17; // a single block over more than a few tiles only gets slower
+    for (Mode mode : {Mode::kernel, Mode::stream, Mode::graph})
     {
-      std::printf("%-7s %-9s 2^%-3d %-7s cub %9.2f us |",
-                  op_name(O),
-                  bench::type_name<T>(),
-                  log2,
-                  mode == Mode::kernel ? "kernel" : "stream",
-                  cub_seconds(c, n, mode) * 1e6);
-      for (int w : waves)
+      std::printf("%-7s %-9s 2^%-3d %-7s", op_name(O), bench::type_name<T>(), log2, mode_name(mode));
+      for (const SweepVariant& v : variants)
       {
-        std::printf(" %dx %9.2f", w, fold_seconds(c, n, mode, w) * 1e6);
+        const bool skip = v.forced.path == fold::detail::ReducePath::single_tile && !one_tile_too;
+        std::printf(" %s %.2f", v.name, skip ? 0.0 : sweep_seconds(c, n, mode, v) * 1e6);
       }
-      std::printf(" | single-pass 1x %9.2f", fold_seconds(c, n, mode, 1, fold::detail::ReducePath::single_pass) * 1e6);
       std::printf("\n");
       std::fflush(stdout);
     }
@@ -433,13 +447,15 @@ void sweep_one()
 
 void sweep()
 {
-  std::printf("grid sweep: fold's time (us) with pass 1 at k waves (occupancy x %d SMs x k, at most one block per "
-              "whole tile), and forced single-pass at one wave, next to cub's\n",
+  std::printf("launch sweep: median us per call of cub and of fold per path (1pass = single-pass, 2pass = two-pass, "
+              "pass 1 at 1 or 4 waves; -serial: without programmatic dependent launch; -legacy: on stream 0), "
+              "on %d SMs\n",
               facts.sms);
   sweep_one<float, Op::sum>();
   sweep_one<std::int8_t, Op::sum>();
   sweep_one<__half, Op::sum>();
   sweep_one<double, Op::sum>();
+  sweep_one<float, Op::min>();
   sweep_one<float, Op::argmax>();
   sweep_one<std::int8_t, Op::argmax>();
 }
@@ -479,7 +495,7 @@ void print_table()
 
 int main(int argc, char** argv)
 {
-  bool full = false, verbose = false, run_sweep = false;
+  bool full = false, verbose = false, run_sweep = false, legacy_stream = false;
   std::string commit = std::getenv("FOLD_COMMIT") ? std::getenv("FOLD_COMMIT") : "unknown";
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i)
@@ -490,11 +506,14 @@ int main(int argc, char** argv)
       verbose = true;
     else if (std::strcmp(argv[i], "--sweep") == 0)
       run_sweep = true;
+    else if (std::strcmp(argv[i], "--legacy-stream") == 0)
+      legacy_stream = true;
     else if (std::strncmp(argv[i], "--commit=", 9) == 0)
       commit = argv[i] + 9;
     else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
     {
-      std::printf("usage: fold-bench [--full | --sweep] [--verbose] [--commit=<hash>] [Google Benchmark flags]\n");
+      std::printf("usage: fold-bench [--full | --sweep] [--legacy-stream] [--verbose] [--commit=<hash>] "
+                  "[Google Benchmark flags]\n");
       return 0;
     }
     else
@@ -509,12 +528,17 @@ int main(int argc, char** argv)
 
   facts              = bench::device_facts();
   facts.ceiling_gbps = bench::measure_read_ceiling(facts);
+  if (!legacy_stream)
+  {
+    BENCH_CHECK(cudaStreamCreateWithFlags(&bench_stream, cudaStreamNonBlocking));
+  }
   benchmark::AddCustomContext("device", facts.name);
   benchmark::AddCustomContext("sms", std::to_string(facts.sms));
   benchmark::AddCustomContext("peak_GBps", std::to_string(facts.peak_gbps));
   benchmark::AddCustomContext("ceiling_GBps", std::to_string(facts.ceiling_gbps));
   benchmark::AddCustomContext("commit", commit);
   benchmark::AddCustomContext("matrix", full ? "full" : "default");
+  benchmark::AddCustomContext("stream", legacy_stream ? "legacy" : "created, non-blocking");
   std::printf(
       "device: %s, %d SMs, L2 %zu MB; peak %.0f GB/s (memory clock x bus width), measured read ceiling %.0f GB/s\n",
       facts.name.c_str(),
@@ -529,21 +553,30 @@ int main(int argc, char** argv)
     return 0;
   }
 
-  std::vector<std::size_t> sizes;
-  for (int log2 = 10; log2 <= 30; log2 += full ? 2 : 4)
+  std::vector<std::size_t> sizes, every_size;
+  for (int log2 = 10; log2 <= 30; ++log2)
   {
-    sizes.push_back(std::size_t{1} << log2);
+    every_size.push_back(std::size_t{1} << log2);
+    if ((log2 - 10) % (full ? 2 : 4) == 0)
+    {
+      sizes.push_back(std::size_t{1} << log2);
+    }
   }
   if (full)
   {
-    const std::vector<Op> ops{Op::sum, Op::min, Op::argmax, Op::custom};
-    register_type<std::int8_t>(ops, sizes);
-    register_type<std::int32_t>(ops, sizes);
-    register_type<std::int64_t>(ops, sizes);
-    register_type<float>(ops, sizes);
-    register_type<double>(ops, sizes);
-    register_type<__half>(ops, sizes);
-    register_type<__nv_bfloat16>(ops, sizes);
+    // Sum, Min and ArgMax at every power of two (the issue's targets name odd ones), the rest at even powers.
+    const std::vector<Op> ops{Op::sum, Op::min, Op::argmax};
+    register_type<std::int8_t>(ops, every_size);
+    register_type<std::int32_t>(ops, every_size);
+    register_type<std::int64_t>(ops, every_size);
+    register_type<float>(ops, every_size);
+    register_type<double>(ops, every_size);
+    register_type<__half>(ops, every_size);
+    register_type<__nv_bfloat16>(ops, every_size);
+    const std::vector<Op> custom{Op::custom};
+    register_type<std::int32_t>(custom, sizes);
+    register_type<float>(custom, sizes);
+    register_type<double>(custom, sizes);
     // The order-preserving path against the same operator declared commutative, and gpu_to_gpu.
     const std::vector<Op> modes{Op::custom_commutative, Op::sum_gpu_to_gpu};
     register_type<std::int32_t>(modes, sizes);
