@@ -10,6 +10,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -211,7 +212,7 @@ inline std::vector<std::size_t> test_sizes(std::size_t tile, std::uint64_t seed)
           2 * tile - 1,
           2 * tile,
           2 * tile + 1,
-          static_cast<std::size_t>(random.between(2 * tile + 2, 1 << 16)),
+          static_cast<std::size_t>(random.between(2 * tile + 2, std::max<std::size_t>(1 << 16, 4 * tile))),
           static_cast<std::size_t>(random.between(1 << 16, 1 << 22)),
           static_cast<std::size_t>(random.between(1 << 22, 1 << 26))};
 }

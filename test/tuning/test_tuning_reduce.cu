@@ -117,9 +117,10 @@ TEST_CASE("the selector picks the highest entry not above the architecture", "[t
   static_assert(fold::select_reduce_policy(900).block_threads > 0);
 }
 
-TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", "[tuning]")
+TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and split into whole vectors", "[tuning]")
 {
   const fold::ReducePolicy p = fold::select_reduce_policy(900);
+  const int cap              = fold::max_accumulator_bytes_per_thread / 4; // items of 4-byte accumulators
   for (int bytes : {1, 2, 4, 8, 16, 12, 24})
   {
     for (bool vectorizable : {false, true})
@@ -129,7 +130,8 @@ TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", 
       CHECK(s.block_threads == p.block_threads);
       CHECK(s.items_per_thread % s.vector_items == 0);
       CHECK(s.tile_items == s.block_threads * s.items_per_thread);
-      CHECK(s.items_per_thread * bytes >= p.items_per_thread * 4 - (bytes - 1)); // 4-byte accumulators: uncapped
+      CHECK(s.items_per_thread >= std::min(p.items_per_thread * 4 / bytes, cap));
+      CHECK(s.items_per_thread <= std::max(p.items_per_thread * 4 / bytes, s.vector_items));
       if (vectorizable && p.vector_bytes % bytes == 0 && p.vector_bytes > bytes)
       {
         CHECK(s.vector_items * bytes == p.vector_bytes);
@@ -154,7 +156,7 @@ TEST_CASE("tile shapes keep the bytes per thread and split into whole vectors", 
   CHECK(fold::reduce_tile_shape<const std::int8_t*, int>(900).items_per_thread == 64);
   CHECK(fold::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900)
             .items_per_thread == 16);
-  CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 8);
+  CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 16);
   struct Big
   {
     double v[8];
