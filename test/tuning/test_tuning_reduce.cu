@@ -156,7 +156,7 @@ TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and
   CHECK(fold::reduce_tile_shape<const std::int8_t*, int>(900).items_per_thread == 64);
   CHECK(fold::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900)
             .items_per_thread == 16);
-  CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 16);
+  CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 8);
   struct Big
   {
     double v[8];

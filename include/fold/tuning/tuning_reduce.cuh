@@ -54,14 +54,17 @@ struct ReducePolicyChain
 //! 16-byte vectors, 5 waves), which CUB runs on every later architecture; they are not tuned. The sm_90 entry is
 //! tuned on an H200 by `fold-tune` (tile shapes) and `fold-bench --sweep` (paths and waves); docs/performance.md
 //! has the tables (us per call, back to back on one stream, cub in the same run):
-//! - 32 four-byte items per thread (128 bytes: 8 vector loads in flight), min blocks/SM 4 (64 registers): float
-//!   Sum 2^23 10.9 us (16 items at 6 blocks/SM: 12.4, cub 14.1), 2^26 63.2 (65.9, cub 66.1); double Sum 2^30
-//!   1891 (1951: at the 40-register cap of 6 blocks/SM double sums fell 3% behind cub's 1892), 2^26 125.4 (133.8,
-//!   cub 125.8). 8 blocks/SM (32 registers) spills; 512 threads x 16 was no better than 256 x 32.
+//! - min blocks/SM 4 (64 registers) with 16 four-byte items per thread (64 bytes: 4 vector loads in flight):
+//!   double Sum 2^30 1894 us against 1951 at 6 blocks/SM (whose 40-register cap left double sums 3% behind cub's
+//!   1892), 2^28 482 against 517 (cub 477). 32 items per thread (`fold-tune`'s 256x32/4) was faster still for
+//!   float and double Sum from 2^21 to 2^26 (float 2^26 63.2 us against 66.5), but it halved the coalescing of the
+//!   order-preserving path (0.71-0.76 of the commutative path's throughput instead of 0.93-0.99) and made 2^12-2^13
+//!   items a partial tile (up to 1.3x cub's time under graph replay), so 16 it stays. 8 blocks/SM (32 registers)
+//!   spills; 512 threads x 16 was no better.
 //! - one wave below 128 MiB, 4 waves above: at 2^22 floats 1 wave 11.8 us, 2 waves 14.9, 3 waves 18.5 (each
 //!   wave adds a block lifetime); at 2^30 floats 1 wave 972 us, 4 waves 944 (cub 945); int8 2^30: 289 vs 246.
 //! - single-pass up to 1 block per SM: above it the ticket's tail costs more than the second launch (float 2^21,
-//!   256 blocks: single-pass 6.0 us, two-pass 5.3).
+//!   512 blocks: single-pass 5.8 us, two-pass 5.2).
 //! sm_100 has not been measured; it starts from sm_90's values.
 FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
 {
@@ -70,8 +73,8 @@ FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
     {600,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
     {700,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
     {800,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
-    {900,   {256,    32,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
-    {1000,  {256,    32,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
+    {900,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
+    {1000,  {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
   }};
 }
 // clang-format on
