@@ -103,6 +103,20 @@ private:
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
+//! How many slices of a pool hold inputs of `bytes` bytes: enough for 4x the L2 (at most 64), so that a rotation
+//! over them reads from memory, not from cache.
+inline int slices_for(const DeviceFacts& facts, std::size_t bytes)
+{
+  const std::size_t target = 4 * facts.l2_bytes;
+  return static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
+}
+
+//! Calls per timing sample back to back (or per graph) for inputs of `n` items: enough to hide the events.
+inline int calls_per_sample(std::size_t n)
+{
+  return n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3;
+}
+
 //! Takes timing samples of `call(slice, stream)`: seconds per call, `calls` calls per sample on `stream`, rotating
 //! over `slices` inputs. With `graph`, the calls of one sample are captured once into a CUDA graph (the stream
 //! must not be the legacy one) and each sample replays it: the time per call without the host's launch work.

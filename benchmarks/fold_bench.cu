@@ -219,10 +219,6 @@ int kernel_iterations(std::size_t n)
 {
   return n <= (1u << 20) ? 300 : n <= (1u << 24) ? 100 : n <= (1u << 28) ? 30 : 10;
 }
-int calls_per_stream_sample(std::size_t n)
-{
-  return n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3;
-}
 int samples_per_case(std::size_t n, Mode mode)
 {
   return mode == Mode::kernel ? kernel_iterations(n) : 15;
@@ -233,21 +229,14 @@ template <typename CallT>
 bench::Sampler<CallT> sampler(CallT call, int slices, std::size_t n, Mode mode)
 {
   return bench::Sampler<CallT>(
-      call, slices, mode == Mode::kernel ? 1 : calls_per_stream_sample(n), mode == Mode::graph, bench_stream);
-}
-
-//! How many slices of a pool hold `bytes`-byte inputs: enough for 4x the L2 (at most 64).
-int slices_for(std::size_t bytes)
-{
-  const std::size_t target = 4 * facts.l2_bytes;
-  return static_cast<int>(std::min<std::size_t>(64, std::max<std::size_t>(1, (target + bytes - 1) / bytes)));
+      call, slices, mode == Mode::kernel ? 1 : bench::calls_per_sample(n), mode == Mode::graph, bench_stream);
 }
 
 template <typename T, Op O>
 void run_case(benchmark::State& state, std::size_t n, Mode mode)
 {
   const std::size_t bytes = n * sizeof(T);
-  Case<T, O> c(n, slices_for(bytes));
+  Case<T, O> c(n, bench::slices_for(facts, bytes));
   if (!c.agree())
   {
     state.SkipWithError("fold and cub disagree (or a call failed)");
@@ -429,7 +418,7 @@ void sweep_one()
     const std::size_t n = std::size_t{1} << log2;
     if (n * sizeof(T) > facts.memory / 3)
       continue;
-    Case<T, O> c(n, slices_for(n * sizeof(T)));
+    Case<T, O> c(n, bench::slices_for(facts, n * sizeof(T)));
     const bool one_tile_too = log2 <= 17; // a single block over more than a few tiles only gets slower
     for (Mode mode : {Mode::kernel, Mode::stream, Mode::graph})
     {

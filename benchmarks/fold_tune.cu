@@ -59,8 +59,7 @@ cudaError_t fold_sum(void* temp, std::size_t& bytes, const T* in, T* out, std::s
 template <typename CallT>
 double median_us(CallT call, int slices, std::size_t n, bool graph)
 {
-  const int calls = n <= (1u << 20) ? 200 : n <= (1u << 24) ? 50 : n <= (1u << 28) ? 8 : 3;
-  bench::Sampler<CallT> sampler(call, slices, calls, graph, stream);
+  bench::Sampler<CallT> sampler(call, slices, bench::calls_per_sample(n), graph, stream);
   std::vector<double> samples;
   for (int r = 0; r < 11; ++r)
   {
@@ -77,8 +76,7 @@ void sweep(const bench::DeviceFacts& facts, int max_log2)
   {
     const std::size_t n      = std::size_t{1} << log2;
     const std::size_t stride = (n + 255) / 256 * 256;
-    const int slices         = static_cast<int>(std::min<std::size_t>(
-        64, std::max<std::size_t>(1, (4 * facts.l2_bytes + n * sizeof(T) - 1) / (n * sizeof(T)))));
+    const int slices         = bench::slices_for(facts, n * sizeof(T));
     T* pool                  = nullptr;
     T* out                   = nullptr;
     BENCH_CHECK(cudaMalloc(&pool, stride * slices * sizeof(T)));
