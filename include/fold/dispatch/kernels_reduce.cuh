@@ -241,9 +241,9 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
 //! The single-pass kernel's ticket, in the temporary storage: which block finishes last, without a clearing
 //! launch and without contention.
 //!
-//! Steady state: `count` only ever grows (one `atomicAdd` per block); `expected` is its value when the call
+//! Steady state: `count` only ever grows (one `fetch_add` per block); `expected` is its value when the call
 //! started, and `check` a hash of `expected` that says the pair is valid. Every block reads `expected` before it
-//! arrives; the block whose `atomicAdd` returns `expected + blocks - 1` is last, and publishes the new `expected`
+//! arrives; the block whose `fetch_add` returns `expected + blocks - 1` is last, and publishes the new `expected`
 //! for the next call. All blocks of a call see the same `expected` (only the last block writes it, after every
 //! block has arrived), so CUDA-graph replays work as well.
 //!
