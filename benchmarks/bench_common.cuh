@@ -120,15 +120,18 @@ inline int calls_per_sample(std::size_t n)
 //! Takes timing samples of `call(slice, stream)`: seconds per call, `calls` calls per sample on `stream`, rotating
 //! over `slices` inputs. With `graph`, the calls of one sample are captured once into a CUDA graph (the stream
 //! must not be the legacy one) and each sample replays it: the time per call without the host's launch work.
+//! The rotation starts at slice `first_slice`: samplers timed in turn start a third of the pool apart, so that a
+//! call never finds its input in the L2 because another sampler's call has just read it.
 template <typename CallT>
 class Sampler
 {
 public:
-  Sampler(CallT call, int slices, int calls, bool graph, cudaStream_t stream)
+  Sampler(CallT call, int slices, int calls, bool graph, cudaStream_t stream, int first_slice = 0)
       : call_(call)
       , slices_(slices)
       , calls_(calls)
       , stream_(stream)
+      , slice_(first_slice % slices)
   {
     if (graph)
     {
