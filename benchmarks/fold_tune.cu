@@ -28,10 +28,11 @@ struct Shape
 {
   FOLD_HOST_DEVICE static constexpr fold::ReducePolicy policy(int arch)
   {
-    fold::ReducePolicy p = fold::select_reduce_policy(arch);
-    p.block_threads      = Threads;
-    p.items_per_thread   = Items;
-    p.min_blocks_per_sm  = MinBlocks;
+    fold::ReducePolicy p           = fold::select_reduce_policy(arch);
+    p.block_threads                = Threads;
+    p.items_per_thread             = Items;
+    p.commutative_items_per_thread = Items;
+    p.min_blocks_per_sm            = MinBlocks;
     return p;
   }
   static std::string name()

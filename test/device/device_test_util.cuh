@@ -13,12 +13,12 @@
 namespace fold_test
 {
 
-//! The tile (items) the dispatch uses for input `T*` reduced in `AccumT` on this device: the boundary between
-//! the single-tile and the multi-block paths.
-template <typename T, typename AccumT = T>
+//! The tile (items) the dispatch uses for input `T*` reduced by `ReductionOpT` in `AccumT` on this device: the
+//! boundary between the single-tile and the multi-block paths. Commutative operators get the longer tile.
+template <typename ReductionOpT, typename T, typename AccumT = T>
 int tile_items()
 {
-  return fold::reduce_tile_shape<const T*, AccumT>(current_ptx_version()).tile_items;
+  return fold::reduce_tile_shape<const T*, AccumT, fold::DefaultTuning, ReductionOpT>(current_ptx_version()).tile_items;
 }
 
 inline int sm_count()
@@ -87,7 +87,8 @@ SumReference sum_reference(const std::vector<T>& values)
 template <typename AccumT, typename OutputT, typename InputT>
 double sum_error_bound(std::size_t n, const SumReference& reference)
 {
-  const auto shape   = fold::reduce_tile_shape<const InputT*, AccumT>(current_ptx_version());
+  const auto shape =
+      fold::reduce_tile_shape<const InputT*, AccumT, fold::DefaultTuning, fold::Sum>(current_ptx_version());
   const double depth = shape.items_per_thread + static_cast<double>(n) / (sm_count() * shape.block_threads) +
                        2 * std::log2(static_cast<double>(n) + 2) + 64;
   double bound = depth * unit_roundoff<AccumT>() * reference.magnitude;

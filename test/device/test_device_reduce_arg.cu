@@ -75,8 +75,8 @@ ArgResult<T> host_arg(const std::vector<T>& values)
 template <Op O, typename T>
 void check_arg()
 {
-  for (std::size_t n :
-       fold_test::test_sizes(fold_test::tile_items<T, fold::KeyValuePair<std::int64_t, T>>(), 17 * sizeof(T)))
+  for (std::size_t n : fold_test::test_sizes(
+           fold_test::tile_items<fold::ArgMax, T, fold::KeyValuePair<std::int64_t, T>>(), 17 * sizeof(T)))
   {
     for (auto kind : {fold_test::Values::full_range, fold_test::Values::few})
     {

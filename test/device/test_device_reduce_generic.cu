@@ -66,7 +66,7 @@ struct Mod7
 TEST_CASE("Reduce of a user struct with a user operator matches cub and the host", "[device][reduce]")
 {
   const Stats init{0, 0, std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min()};
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<Stats>(), 41))
+  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<CombineStats, Stats>(), 41))
   {
     INFO("n " << n);
     const auto ints = fold_test::random_values<std::int32_t>(n, n + 9, fold_test::Values::full_range);
@@ -120,7 +120,7 @@ TEST_CASE("A wider init gives a wider accumulator", "[device][reduce]")
 
 TEST_CASE("TransformReduce applies the transform as it loads", "[device][transform_reduce]")
 {
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<float>(), 43))
+  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<fold::Sum, float, double>(), 43))
   {
     INFO("n " << n);
     const auto values = fold_test::random_values<float>(n, n + 13, fold_test::Values::full_range);
@@ -262,7 +262,7 @@ TEMPLATE_TEST_CASE("Misaligned input (pointer + 1 item) gives the same result",
 {
   using T = TestType;
   for (std::size_t n :
-       {std::size_t{33}, static_cast<std::size_t>(fold_test::tile_items<T>()) + 1, std::size_t{1} << 22})
+       {std::size_t{33}, static_cast<std::size_t>(fold_test::tile_items<fold::Max, T>()) + 1, std::size_t{1} << 22})
   {
     INFO("n " << n);
     const auto values = fold_test::random_values<T>(n + 1, n, fold_test::Values::small);

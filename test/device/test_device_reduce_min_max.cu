@@ -61,7 +61,7 @@ T host_extremum(const std::vector<T>& values)
 template <Op O, typename T>
 void check_extremum()
 {
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T>(), 11 * sizeof(T)))
+  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<fold::Min, T>(), 11 * sizeof(T)))
   {
     for (auto kind : {fold_test::Values::full_range, fold_test::Values::few})
     {

@@ -131,7 +131,7 @@ const PathCase path_cases[] = {{ReducePath::automatic, 0},
 
 TEST_CASE("Affine maps compose in index order on every path, from aligned and misaligned pointers", "[device][order]")
 {
-  const std::size_t tile = fold_test::tile_items<std::uint32_t, Affine>();
+  const std::size_t tile = fold_test::tile_items<Then, std::uint32_t, Affine>();
   const Affine init{3, 7};
   for (std::size_t n : order_sizes(tile))
   {
@@ -157,7 +157,7 @@ TEST_CASE("Affine maps compose in index order on every path, from aligned and mi
 TEST_CASE("Affine maps compose in index order over many units", "[device][order]")
 {
   // Beyond max_units tiles a unit is several tiles: each is block-reduced in order and the tiles folded in order.
-  const std::size_t tile = fold_test::tile_items<std::uint32_t, Affine>();
+  const std::size_t tile = fold_test::tile_items<Then, std::uint32_t, Affine>();
   const std::size_t n    = 2 * tile * fold::select_reduce_policy(fold_test::current_ptx_version()).max_units + 12345;
   const auto values      = fold_test::random_values<std::uint32_t>(n, 17, fold_test::Values::full_range);
   fold_test::DeviceBuffer<std::uint32_t> d_in(values);
@@ -171,7 +171,7 @@ TEST_CASE("Affine maps compose in index order over many units", "[device][order]
 
 TEST_CASE("2x2 matrix products mod p in index order, shuffled and through shared memory", "[device][order]")
 {
-  const std::size_t tile = fold_test::tile_items<fold_test::Mat2>();
+  const std::size_t tile = fold_test::tile_items<fold_test::MatMul, fold_test::Mat2>();
   const fold_test::Mat2 identity{1, 0, 0, 1};
   for (std::size_t n : {std::size_t{1}, std::size_t{33}, tile + 1, 50 * tile + 3, 2000 * tile + 9})
   {
@@ -197,7 +197,7 @@ TEST_CASE("2x2 matrix products mod p in index order, shuffled and through shared
 
 TEST_CASE("First and last present item, with items missing at random", "[device][order]")
 {
-  const std::size_t tile = fold_test::tile_items<Tagged>();
+  const std::size_t tile = fold_test::tile_items<First, Tagged>();
   for (std::size_t n : order_sizes(tile))
   {
     fold_test::Random random{n + 99};
@@ -241,7 +241,7 @@ TEST_CASE("Operators declared commutative take the fast path and are right", "[d
   static_assert(fold::is_commutative_v<fold::Sum> && fold::is_commutative_v<cuda::std::plus<>> &&
                 fold::is_commutative_v<cuda::maximum<int>> && fold::is_commutative_v<cuda::std::bit_xor<unsigned>>);
 
-  const std::size_t tile = fold_test::tile_items<std::int32_t>();
+  const std::size_t tile = fold_test::tile_items<decltype(fold::commutative(MaxAbs{})), std::int32_t>();
   for (std::size_t n : {std::size_t{1}, tile + 1, 100 * tile + 1, 3000 * tile})
   {
     auto values = fold_test::random_values<std::int32_t>(n, n, fold_test::Values::full_range);

@@ -73,7 +73,7 @@ struct OddTile
 {
   __host__ __device__ static constexpr fold::ReducePolicy policy(int)
   {
-    return {128, 12, 8, fold::BlockReduceAlgorithm::raking, 4, 2, 64, 1, 1000};
+    return {128, 12, 12, 8, fold::BlockReduceAlgorithm::raking, 4, 2, 64, 1, 1000};
   }
 };
 
@@ -81,7 +81,7 @@ struct OddTile
 template <typename T>
 std::vector<std::size_t> reproducible_sizes()
 {
-  const std::size_t tile = fold_test::tile_items<T, accum_t<T>>();
+  const std::size_t tile = fold_test::tile_items<fold::Sum, T, accum_t<T>>();
   const std::size_t many = 2 * tile * fold::select_reduce_policy(fold_test::current_ptx_version()).max_units;
   return {tile + 1, 77 * tile + 5, 1'234'567, many + 1001};
 }
@@ -122,7 +122,7 @@ TEMPLATE_LIST_TEST_CASE("Float sums are bitwise identical whatever the input's a
   // The same values at every offset from a 16-byte boundary: vector loads at offset 0, single loads otherwise.
   using T                     = TestType;
   constexpr std::size_t slots = 16 / sizeof(T);
-  const std::size_t tile      = fold_test::tile_items<T, accum_t<T>>();
+  const std::size_t tile      = fold_test::tile_items<fold::Sum, T, accum_t<T>>();
   for (std::size_t n : {std::size_t{37}, tile - 3, tile + 1, 77 * tile + 5, std::size_t{1'234'567}})
   {
     const auto values = fold_test::random_values<T>(n, n + 9, fold_test::Values::full_range);

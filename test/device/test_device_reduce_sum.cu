@@ -75,8 +75,8 @@ T integer_reference(const std::vector<T>& values)
 TEMPLATE_LIST_TEST_CASE("Sum of integers is exact and equals cub", "[device][sum]", fold_test::Integers)
 {
   using T = TestType;
-  for (std::size_t n :
-       fold_test::test_sizes(fold_test::tile_items<T, fold::detail::accumulator_t<fold::Sum, T, T>>(), sizeof(T)))
+  for (std::size_t n : fold_test::test_sizes(
+           fold_test::tile_items<fold::Sum, T, fold::detail::accumulator_t<fold::Sum, T, T>>(), sizeof(T)))
   {
     INFO("n " << n);
     const auto values = fold_test::random_values<T>(n, n + 1, fold_test::Values::full_range);
@@ -95,7 +95,8 @@ TEMPLATE_LIST_TEST_CASE("Sum of floats on small integers is exact: equal to the 
                         fold_test::Floats)
 {
   using T = TestType;
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T, fold::detail::sum_init_t<T>>(), 3 * sizeof(T)))
+  for (std::size_t n :
+       fold_test::test_sizes(fold_test::tile_items<fold::Sum, T, fold::detail::sum_init_t<T>>(), 3 * sizeof(T)))
   {
     if (n > (1u << 22)) // 4 * 2^22 = 2^24: up to here every partial sum is exact in float
     {
@@ -121,7 +122,8 @@ TEMPLATE_LIST_TEST_CASE("Sum of random reals is within the error bound of a doub
 {
   using T      = TestType;
   using AccumT = fold::detail::sum_init_t<T>;
-  for (std::size_t n : fold_test::test_sizes(fold_test::tile_items<T, fold::detail::sum_init_t<T>>(), 5 * sizeof(T)))
+  for (std::size_t n :
+       fold_test::test_sizes(fold_test::tile_items<fold::Sum, T, fold::detail::sum_init_t<T>>(), 5 * sizeof(T)))
   {
     INFO("n " << n);
     const auto values = fold_test::random_values<T>(n, n + 7, fold_test::Values::full_range);

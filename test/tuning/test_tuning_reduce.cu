@@ -13,10 +13,10 @@ namespace
 bool same_policy(const fold::ReducePolicy& a, const fold::ReducePolicy& b)
 {
   return a.block_threads == b.block_threads && a.items_per_thread == b.items_per_thread &&
-         a.vector_bytes == b.vector_bytes && a.block_algorithm == b.block_algorithm &&
-         a.min_blocks_per_sm == b.min_blocks_per_sm && a.oversubscription == b.oversubscription &&
-         a.one_wave_max_mib == b.one_wave_max_mib && a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm &&
-         a.max_units == b.max_units;
+         a.commutative_items_per_thread == b.commutative_items_per_thread && a.vector_bytes == b.vector_bytes &&
+         a.block_algorithm == b.block_algorithm && a.min_blocks_per_sm == b.min_blocks_per_sm &&
+         a.oversubscription == b.oversubscription && a.one_wave_max_mib == b.one_wave_max_mib &&
+         a.single_pass_blocks_per_sm == b.single_pass_blocks_per_sm && a.max_units == b.max_units;
 }
 } // namespace
 
@@ -42,6 +42,7 @@ TEST_CASE("every policy is a valid kernel shape", "[tuning]")
     CHECK(p.block_threads >= 32);
     CHECK(p.block_threads <= 1024);
     CHECK(p.items_per_thread >= 1);
+    CHECK(p.commutative_items_per_thread >= 1);
     CHECK((p.vector_bytes == 4 || p.vector_bytes == 8 || p.vector_bytes == 16));
     CHECK(p.min_blocks_per_sm >= 1);
     CHECK(p.oversubscription >= 1);
@@ -61,6 +62,7 @@ TEST_CASE("gpu_to_gpu: every architecture gets the canonical tree and keeps its 
     const fold::ReducePolicy canonical = fold::CanonicalTuning<>::policy(entry.arch);
     CHECK(canonical.block_threads == fold::canonical_tree.block_threads);
     CHECK(canonical.items_per_thread == fold::canonical_tree.items_per_thread);
+    CHECK(canonical.commutative_items_per_thread == fold::canonical_tree.commutative_items_per_thread);
     CHECK(canonical.vector_bytes == fold::canonical_tree.vector_bytes);
     CHECK(canonical.block_algorithm == fold::canonical_tree.block_algorithm);
     CHECK(canonical.max_units == fold::canonical_tree.max_units);
@@ -75,12 +77,13 @@ TEST_CASE("gpu_to_gpu: every architecture gets the canonical tree and keeps its 
   {
     __host__ __device__ static constexpr fold::ReducePolicy policy(int)
     {
-      return {512, 7, 8, fold::BlockReduceAlgorithm::raking, 2, 3, 0, 1, 99};
+      return {512, 7, 9, 8, fold::BlockReduceAlgorithm::raking, 2, 3, 0, 1, 99};
     }
   };
   constexpr auto odd = fold::CanonicalTuning<Odd>::policy(900);
   CHECK(odd.block_threads == fold::canonical_tree.block_threads);
   CHECK(odd.items_per_thread == fold::canonical_tree.items_per_thread);
+  CHECK(odd.commutative_items_per_thread == fold::canonical_tree.commutative_items_per_thread);
   CHECK(odd.min_blocks_per_sm == 4);
   CHECK(odd.max_units == fold::canonical_tree.max_units);
 }
@@ -125,20 +128,25 @@ TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and
   {
     for (bool vectorizable : {false, true})
     {
-      INFO("item bytes " << bytes << ", vectorizable " << vectorizable);
-      const fold::TileShape s = fold::make_tile_shape(p, bytes, vectorizable);
-      CHECK(s.block_threads == p.block_threads);
-      CHECK(s.items_per_thread % s.vector_items == 0);
-      CHECK(s.tile_items == s.block_threads * s.items_per_thread);
-      CHECK(s.items_per_thread >= std::min(p.items_per_thread * 4 / bytes, cap));
-      CHECK(s.items_per_thread <= std::max(p.items_per_thread * 4 / bytes, s.vector_items));
-      if (vectorizable && p.vector_bytes % bytes == 0 && p.vector_bytes > bytes)
+      for (bool commutative : {false, true})
       {
-        CHECK(s.vector_items * bytes == p.vector_bytes);
-      }
-      else
-      {
-        CHECK(s.vector_items == 1);
+        INFO("item bytes " << bytes << ", vectorizable " << vectorizable << ", commutative " << commutative);
+        const fold::TileShape s = fold::make_tile_shape(p, bytes, vectorizable, 4, commutative);
+        // The commutative tile differs for 4-byte items only.
+        const int items = commutative && bytes == 4 ? p.commutative_items_per_thread : p.items_per_thread;
+        CHECK(s.block_threads == p.block_threads);
+        CHECK(s.items_per_thread % s.vector_items == 0);
+        CHECK(s.tile_items == s.block_threads * s.items_per_thread);
+        CHECK(s.items_per_thread >= std::min(items * 4 / bytes, cap));
+        CHECK(s.items_per_thread <= std::max(items * 4 / bytes, s.vector_items));
+        if (vectorizable && p.vector_bytes % bytes == 0 && p.vector_bytes > bytes)
+        {
+          CHECK(s.vector_items * bytes == p.vector_bytes);
+        }
+        else
+        {
+          CHECK(s.vector_items == 1);
+        }
       }
     }
   }
@@ -162,4 +170,34 @@ TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and
     double v[8];
   };
   CHECK(fold::reduce_tile_shape<const float*, Big>(900).items_per_thread == 4);
+}
+
+TEST_CASE("DeviceReduce's commutative operators get the commutative tile, all others the contiguous-run tile",
+          "[tuning]")
+{
+  const fold::ReducePolicy p = fold::select_reduce_policy(900);
+  struct Ordered
+  {
+    __host__ __device__ float operator()(float a, float b) const { return a - b; }
+  };
+  using Commutative = decltype(fold::commutative(Ordered{}));
+  CHECK(fold::reduce_tile_shape<const float*, float, fold::DefaultTuning, fold::Sum>(900).items_per_thread ==
+        p.commutative_items_per_thread);
+  CHECK(fold::reduce_tile_shape<const float*, float, fold::DefaultTuning, Commutative>(900).items_per_thread ==
+        p.commutative_items_per_thread);
+  CHECK(fold::reduce_tile_shape<const float*, float, fold::DefaultTuning, Ordered>(900).items_per_thread ==
+        p.items_per_thread);
+  CHECK(fold::reduce_tile_shape<const float*, float>(900).items_per_thread == p.items_per_thread);
+  // The accumulator cap binds the commutative tile as well: 16 pairs of 16 bytes.
+  CHECK(
+      fold::reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, float>, fold::DefaultTuning, fold::ArgMax>(
+          900)
+          .items_per_thread == 16);
+  // Other item sizes keep the order-preserving tile: 64 int8, 32 __half, 8 double.
+  CHECK(fold::reduce_tile_shape<const std::int8_t*, int, fold::DefaultTuning, fold::Sum>(900).items_per_thread == 64);
+  CHECK(fold::reduce_tile_shape<const __half*, float, fold::DefaultTuning, fold::Sum>(900).items_per_thread == 32);
+  CHECK(fold::reduce_tile_shape<const double*, double, fold::DefaultTuning, fold::Sum>(900).items_per_thread == 8);
+  // gpu_to_gpu's tree is the same for both classes.
+  CHECK(fold::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, fold::Sum>(900).tile_items ==
+        fold::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, Ordered>(900).tile_items);
 }

@@ -41,14 +41,20 @@ inline constexpr bool is_vectorizable_input_v =
     std::is_pointer_v<InputIteratorT>&& is_primitive_v<detail::value_t<InputIteratorT>>;
 
 //! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
-//! `InputIteratorT` and reduced in `AccumT`.
-template <typename InputIteratorT, typename AccumT = detail::value_t<InputIteratorT>, typename TuningT = DefaultTuning>
+//! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
+//! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
+//! load contiguous runs, which the segmented and axis reductions use with every operator.
+template <typename InputIteratorT,
+          typename AccumT       = detail::value_t<InputIteratorT>,
+          typename TuningT      = DefaultTuning,
+          typename ReductionOpT = void>
 FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 {
   return make_tile_shape(TuningT::policy(arch),
                          static_cast<int>(sizeof(detail::value_t<InputIteratorT>)),
                          is_vectorizable_input_v<InputIteratorT>,
-                         static_cast<int>(sizeof(AccumT)));
+                         static_cast<int>(sizeof(AccumT)),
+                         is_commutative_v<ReductionOpT>);
 }
 
 //! Who runs one AgentReduce: a whole thread block, or one warp of it.
@@ -265,7 +271,8 @@ private:
   //! Items `[tile_base, tile_base + valid)`, `valid < tile_items`: the whole slots each thread would take in a
   //! full tile, then, one by one, the items after the last whole slot (commutative: thread `t` takes the `t`-th
   //! of them; order-preserving: the thread whose run they are in). Returns how many threads (a prefix of the
-  //! block) took any item.
+  //! block) took any item. Like a full tile, the thread's whole slots are all loaded before any is folded, so
+  //! that a partial tile costs one memory round trip too.
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE int ConsumePartialTile(OffsetT tile_base, int valid, AccumT& aggregate)
   {
@@ -273,16 +280,32 @@ private:
     const int whole_slots = valid / VectorItems;
     const int rest_begin  = whole_slots * VectorItems;
     bool first            = First;
-    auto accumulate_slot  = [&](int slot)
+    if (whole_slots > 0)
     {
-      const Vector loaded = LoadSlot<Vectorized>(tile_base, slot);
+      // Every load is issued, the slots past the last whole one clamped to it (a line already being read), so
+      // that they are all in flight together as in a full tile; only the thread's own whole slots are folded.
+      Vector loaded[vectors];
 #pragma unroll
-      for (int j = 0; j < VectorItems; ++j)
+      for (int v = 0; v < vectors; ++v)
       {
-        Accumulate<First>(aggregate, loaded.items[j], tile_base + static_cast<OffsetT>(slot * VectorItems + j), first);
-        first = false;
+        const int slot = slot_of(tid, v);
+        loaded[v]      = LoadSlot<Vectorized>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
       }
-    };
+#pragma unroll
+      for (int v = 0; v < vectors; ++v)
+      {
+        if (slot_of(tid, v) < whole_slots)
+        {
+#pragma unroll
+          for (int j = 0; j < VectorItems; ++j)
+          {
+            const OffsetT index = tile_base + static_cast<OffsetT>(slot_of(tid, v) * VectorItems + j);
+            Accumulate<First>(aggregate, loaded[v].items[j], index, first);
+            first = false;
+          }
+        }
+      }
+    }
     auto accumulate_item = [&](int i)
     {
       const OffsetT index = tile_base + static_cast<OffsetT>(i);
@@ -292,10 +315,6 @@ private:
     if constexpr (ordered)
     {
       const int run_begin = tid * vectors; // in slots
-      for (int slot = run_begin; slot < run_begin + vectors && slot < whole_slots; ++slot)
-      {
-        accumulate_slot(slot);
-      }
       if (run_begin <= whole_slots && whole_slots < run_begin + vectors)
       {
         for (int i = rest_begin; i < valid; ++i)
@@ -308,10 +327,6 @@ private:
     }
     else
     {
-      for (int slot = tid; slot < whole_slots; slot += BlockThreads)
-      {
-        accumulate_slot(slot);
-      }
       if (rest_begin + tid < valid)
       {
         accumulate_item(rest_begin + tid);

@@ -281,7 +281,7 @@ struct DispatchReduce
       return error;
     }
     const ReducePolicy policy = TuningT::policy(arch);
-    const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(arch);
+    const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(arch);
 
     const DispatchOverride forced = dispatch_override;
     int max_grid_size             = 0;

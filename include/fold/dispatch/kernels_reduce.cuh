@@ -121,17 +121,20 @@ constexpr auto extremum_output(OutputIteratorT out)
   }
 }
 
-//! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`.
+//! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`, with the
+//! tile of `ShapeOpT`'s class (see `reduce_tile_shape`): the DeviceReduce kernels pass their operator, the
+//! segmented kernels `void`.
 template <typename TuningT,
           int Arch,
           typename InputIteratorT,
           typename AccumT,
           typename OffsetT,
           typename ReductionOpT,
-          typename TransformOpT>
+          typename TransformOpT,
+          typename ShapeOpT = ReductionOpT>
 struct AgentReduceFor
 {
-  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(Arch);
+  static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ShapeOpT>(Arch);
   using type                       = AgentReduce<shape.block_threads,
                            shape.items_per_thread,
                            shape.vector_items,

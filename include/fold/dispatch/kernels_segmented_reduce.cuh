@@ -183,7 +183,7 @@ template <typename TuningT,
 struct SegmentedAgents
 {
   using Block =
-      typename AgentReduceFor<TuningT, Arch, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+      typename AgentReduceFor<TuningT, Arch, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, void>::type;
   static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(Arch);
   using Warp                       = AgentReduce<32,
                            shape.items_per_thread,
@@ -196,7 +196,7 @@ struct SegmentedAgents
                            TransformOpT,
                            AgentScope::warp>;
   using Partials =
-      typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
+      typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, void>::type;
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
 };
 

@@ -22,8 +22,13 @@ enum class BlockReduceAlgorithm
 struct ReducePolicy
 {
   int block_threads;    //!< threads per block (a multiple of 32)
-  int items_per_thread; //!< items each thread loads per tile, for 4-byte items (scaled to keep bytes constant)
-  int vector_bytes;     //!< width of one vector load for primitive types read through aligned raw pointers
+  int items_per_thread; //!< items each thread loads per tile, for 4-byte items (scaled to keep bytes constant),
+                        //!< where a thread loads one contiguous run: order-preserving operators, and the
+                        //!< segmented and axis reductions whatever their operator
+  int commutative_items_per_thread; //!< the same for DeviceReduce with a commutative operator over 4-byte items,
+                                    //!< whose threads load their slots strided over the tile (one coalesced vector
+                                    //!< per lane per load); other item sizes keep `items_per_thread`
+  int vector_bytes;                 //!< width of one vector load for primitive types read through aligned raw pointers
   BlockReduceAlgorithm block_algorithm;
   int min_blocks_per_sm;         //!< the occupancy the kernels are compiled for (`__launch_bounds__`)
   int oversubscription;          //!< waves of pass 1 for large inputs: up to occupancy x SMs x this many blocks
@@ -56,11 +61,12 @@ struct ReducePolicyChain
 //! has the tables (us per call, back to back on one stream, cub in the same run):
 //! - min blocks/SM 4 (64 registers) with 16 four-byte items per thread (64 bytes: 4 vector loads in flight):
 //!   double Sum 2^30 1894 us against 1951 at 6 blocks/SM (whose 40-register cap left double sums 3% behind cub's
-//!   1892), 2^28 482 against 517 (cub 477). 32 items per thread (`fold-tune`'s 256x32/4) was faster still for
-//!   float and double Sum from 2^21 to 2^26 (float 2^26 63.2 us against 66.5), but it halved the coalescing of the
-//!   order-preserving path (0.71-0.76 of the commutative path's throughput instead of 0.93-0.99) and made 2^12-2^13
-//!   items a partial tile (up to 1.3x cub's time under graph replay), so 16 it stays. 8 blocks/SM (32 registers)
-//!   spills; 512 threads x 16 was no better.
+//!   1892), 2^28 482 against 517 (cub 477). 8 blocks/SM (32 registers) spills; 512 threads x 16 was no better.
+//! - commutative operators over 4-byte items: 32 items per thread (`commutative_items_per_thread`). Their lanes
+//!   load strided slots, so the longer tile keeps coalescing and doubles the bytes in flight: float Sum 2^26
+//!   63.1 us against 66.7 with 16 (cub 65.3), 2^28 240.1 against 250.4 (cub 240.8), int32 Min 2^26 62.7 against
+//!   66.4; it costs ~0.3 us from 2^14 to 2^18 (3.5 against 3.2 at 2^16; cub 6.2). Order-preserving operators keep
+//!   16: a 128-byte run per lane halves their coalescing (0.71-0.76 of the commutative path's throughput).
 //! - one wave below 128 MiB, 4 waves above: at 2^22 floats 1 wave 11.8 us, 2 waves 14.9, 3 waves 18.5 (each
 //!   wave adds a block lifetime); at 2^30 floats 1 wave 972 us, 4 waves 944 (cub 945); int8 2^30: 289 vs 246.
 //! - single-pass up to 1 block per SM: above it the ticket's tail costs more than the second launch (float 2^21,
@@ -69,12 +75,12 @@ struct ReducePolicyChain
 FOLD_HOST_DEVICE constexpr ReducePolicyChain reduce_policy_chain()
 {
   return {{
-    // arch  threads items vector block algorithm                       min blocks/SM waves 1-wave MiB 1-pass/SM units
-    {600,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
-    {700,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
-    {800,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
-    {900,   {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
-    {1000,  {256,    16,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
+    // arch  threads items comm. vector block algorithm                       min blocks/SM waves 1-wave MiB 1-pass/SM units
+    {600,   {256,    16,   16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
+    {700,   {256,    16,   16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
+    {800,   {256,    16,   16,   16,    BlockReduceAlgorithm::warp_reductions, 1,            5,    0,         1,        16384}},
+    {900,   {256,    16,   32,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
+    {1000,  {256,    16,   32,   16,    BlockReduceAlgorithm::warp_reductions, 4,            4,    128,       1,        16384}},
   }};
 }
 // clang-format on
@@ -110,13 +116,14 @@ struct TreeShape
 {
   int block_threads;
   int items_per_thread;
+  int commutative_items_per_thread;
   int vector_bytes;
   BlockReduceAlgorithm block_algorithm;
   int max_units;
 };
 
 //! The tree of `fold::gpu_to_gpu`: the same on every architecture, whatever the architecture's tuned tile.
-inline constexpr TreeShape canonical_tree{256, 16, 16, BlockReduceAlgorithm::warp_reductions, 16384};
+inline constexpr TreeShape canonical_tree{256, 16, 16, 16, BlockReduceAlgorithm::warp_reductions, 16384};
 
 //! The tuning of `fold::gpu_to_gpu`: `BaseT`'s policy with its tree fields replaced by `canonical_tree`, so that
 //! every architecture reduces along the same tree. Only the launch fields (occupancy, waves, single-pass or
@@ -128,13 +135,14 @@ struct CanonicalTuning
   {
     ReducePolicy p = BaseT::policy(arch);
     // Keep the architecture's resident threads per SM with the canonical block size.
-    const int resident  = p.min_blocks_per_sm * p.block_threads / canonical_tree.block_threads;
-    p.min_blocks_per_sm = resident > 0 ? resident : 1;
-    p.block_threads     = canonical_tree.block_threads;
-    p.items_per_thread  = canonical_tree.items_per_thread;
-    p.vector_bytes      = canonical_tree.vector_bytes;
-    p.block_algorithm   = canonical_tree.block_algorithm;
-    p.max_units         = canonical_tree.max_units;
+    const int resident             = p.min_blocks_per_sm * p.block_threads / canonical_tree.block_threads;
+    p.min_blocks_per_sm            = resident > 0 ? resident : 1;
+    p.block_threads                = canonical_tree.block_threads;
+    p.items_per_thread             = canonical_tree.items_per_thread;
+    p.commutative_items_per_thread = canonical_tree.commutative_items_per_thread;
+    p.vector_bytes                 = canonical_tree.vector_bytes;
+    p.block_algorithm              = canonical_tree.block_algorithm;
+    p.max_units                    = canonical_tree.max_units;
     return p;
   }
 };
@@ -177,14 +185,19 @@ struct TileShape
 //! wide accumulators (the index-value pairs of ArgMin/ArgMax over 1-byte items) run out of registers.
 inline constexpr int max_accumulator_bytes_per_thread = 256;
 
-//! The tile shape of `policy` for items of `item_bytes` bytes reduced into accumulators of `accum_bytes`.
-//! `items_per_thread` is scaled so that every thread loads the same number of bytes whatever the type (64 int8,
-//! 16 float, 8 double with the defaults), but holds at most `max_accumulator_bytes_per_thread` of accumulators
-//! (and at least one vector).
-FOLD_HOST_DEVICE constexpr TileShape
-make_tile_shape(const ReducePolicy& policy, int item_bytes, bool vectorizable, int accum_bytes = 4)
+//! The tile shape of `policy` for items of `item_bytes` bytes reduced into accumulators of `accum_bytes`, by
+//! an operator that is `commutative` (`commutative_items_per_thread`) or not (`items_per_thread`). The items
+//! per thread are scaled so that every thread loads the same number of bytes whatever the type (64 int8, 16
+//! float, 8 double for 16 four-byte items), but holds at most `max_accumulator_bytes_per_thread` of
+//! accumulators (and at least one vector). The commutative tile differs only for 4-byte items: narrower items
+//! are unpacked one per register (128 int8 or 64 __half items per thread spilled at 64 registers), and with 16
+//! doubles per thread the order-preserving path fell to 0.87 of the commutative one's throughput at 2^24 items
+//! (issue 5 promises at least 0.90).
+FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
+    const ReducePolicy& policy, int item_bytes, bool vectorizable, int accum_bytes = 4, bool commutative = false)
 {
-  const int bytes_per_thread = policy.items_per_thread * 4;
+  const int bytes_per_thread =
+      (commutative && item_bytes == 4 ? policy.commutative_items_per_thread : policy.items_per_thread) * 4;
   const int vector_items = (vectorizable && policy.vector_bytes % item_bytes == 0 && policy.vector_bytes > item_bytes)
                                ? policy.vector_bytes / item_bytes
                                : 1;
