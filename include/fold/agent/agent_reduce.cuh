@@ -43,7 +43,7 @@ inline constexpr bool is_vectorizable_input_v =
 //! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
 //! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
 //! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
-//! load contiguous runs, which the segmented and axis reductions use with every operator.
+//! load contiguous runs, which the segmented reductions use with every operator.
 template <typename InputIteratorT,
           typename AccumT       = detail::value_t<InputIteratorT>,
           typename TuningT      = DefaultTuning,

@@ -24,7 +24,7 @@ struct ReducePolicy
   int block_threads;    //!< threads per block (a multiple of 32)
   int items_per_thread; //!< items each thread loads per tile, for 4-byte items (scaled to keep bytes constant),
                         //!< where a thread loads one contiguous run: order-preserving operators, and the
-                        //!< segmented and axis reductions whatever their operator
+                        //!< segmented reductions whatever their operator
   int commutative_items_per_thread; //!< the same for DeviceReduce with a commutative operator over 4-byte items,
                                     //!< whose threads load their slots strided over the tile (one coalesced vector
                                     //!< per lane per load); other item sizes keep `items_per_thread`
