@@ -146,14 +146,23 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr bool max_before(const T& a, const T&
   }
 }
 
+//! The 32-bit integer an integer narrower than 32 bits is carried in (of the same signedness); any other type as
+//! it is.
+template <typename T>
+using widened_t = std::conditional_t<(std::is_integral_v<T> && sizeof(T) < 4),
+                                     std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>,
+                                     T>;
+
 //! How DeviceReduce's Min, Max, ArgMin and ArgMax carry the values of a `T` through the kernels: integers as
-//! they are; floating-point values as their `order_key` (one integer comparison per item, where comparing the
-//! values in fold's order takes several), turned back into values when written (`from_order_key`).
+//! they are, those narrower than 32 bits widened to 32 (1- and 2-byte accumulators made int8 Min spill 392
+//! bytes at 64 registers, and none with 32-bit ones); floating-point values as their `order_key` (one integer
+//! comparison per item, where comparing the values in fold's order takes several), turned back into values
+//! when written (`from_order_key`).
 template <typename T, bool ForMax>
 struct ExtremumValues
 {
   static constexpr bool keyed = is_floating_v<T>;
-  using type                  = std::conditional_t<keyed, order_key_t<T>, T>;
+  using type                  = std::conditional_t<keyed, order_key_t<T>, widened_t<T>>;
 
   template <typename U>
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr type operator()(const U& item) const
