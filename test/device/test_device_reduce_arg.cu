@@ -72,11 +72,25 @@ ArgResult<T> host_arg(const std::vector<T>& values)
   return best;
 }
 
+//! The tile of ArgMin/ArgMax over `T`: that of the packed pairs' `Max` where they apply (inputs of up to 2^32
+//! items, as here), of the (int64 index, value) pairs otherwise.
+template <typename T>
+int arg_tile_items()
+{
+  if constexpr (fold::detail::PackedArgReduction<T, true>::applies)
+  {
+    return fold_test::tile_items<fold::Max, T, std::uint64_t>();
+  }
+  else
+  {
+    return fold_test::tile_items<fold::ArgMax, T, fold::KeyValuePair<std::int64_t, T>>();
+  }
+}
+
 template <Op O, typename T>
 void check_arg()
 {
-  for (std::size_t n : fold_test::test_sizes(
-           fold_test::tile_items<fold::ArgMax, T, fold::KeyValuePair<std::int64_t, T>>(), 17 * sizeof(T)))
+  for (std::size_t n : fold_test::test_sizes(arg_tile_items<T>(), 17 * sizeof(T)))
   {
     for (auto kind : {fold_test::Values::full_range, fold_test::Values::few})
     {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Huge inputs against closed forms: 2^31 + 7 and 2^32 + 7 bytes from memory (sums, the extremum and its 64-bit
-// index, two segments across the 2^32 boundary, the axis reduction of the whole array); 2^34 items and the
-// largest 32-bit counts through counting iterators.
+// index, ArgMin/ArgMax on either side of 2^32 items, two segments across the 2^32 boundary, the axis reduction of
+// the whole array); 2^34 items and the largest 32-bit counts through counting iterators.
 #include <fold/device/device_reduce.cuh>
 #include <fold/device/device_reduce_axes.cuh>
 #include <fold/device/device_segmented_reduce.cuh>
@@ -214,6 +214,27 @@ TEST_CASE("2^31 + 7 and 2^32 + 7 bytes from memory", "[device][huge]")
       }
     }
     CHECK(column_sums[0] == column0);
+
+    // ArgMin/ArgMax over up to 2^32 items reduce packed (index, value) pairs with 32-bit indices, beyond them
+    // (int64 index, value) pairs. A 0 and a 255 just below 2^32: the first 2^32 bytes have their extremes at the
+    // largest indices a packed pair holds, and the whole array ties with its marks beyond 2^32, where the first
+    // occurrence is the one below 2^32.
+    if (n > std::numeric_limits<std::uint32_t>::max())
+    {
+      const std::uint64_t head = std::uint64_t{1} << 32;
+      CUDA_REQUIRE(cudaMemcpy(bytes.get() + head - 2, &marks[1], 1, cudaMemcpyHostToDevice));
+      CUDA_REQUIRE(cudaMemcpy(bytes.get() + head - 1, &marks[0], 1, cudaMemcpyHostToDevice));
+      for (std::uint64_t items : {head, n})
+      {
+        INFO("ArgMin/ArgMax over " << items << " items");
+        const auto head_max = arg_extremum<true>(in, items);
+        CHECK(head_max.value == 255);
+        CHECK(head_max.index == static_cast<std::int64_t>(head - 1));
+        const auto head_min = arg_extremum<false>(in, items);
+        CHECK(head_min.value == 0);
+        CHECK(head_min.index == static_cast<std::int64_t>(head - 2));
+      }
+    }
   }
 }
 

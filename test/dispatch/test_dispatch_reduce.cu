@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 namespace
 {
@@ -164,6 +166,7 @@ TEST_CASE("bad input is rejected before the device is touched", "[dispatch][erro
     CHECK(DeviceReduce::Sum(temp, bytes, in, out, -1) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::Min(temp, bytes, in, out, std::numeric_limits<std::int64_t>::min()) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::ArgMax(temp, bytes, in, out, idx, static_cast<short>(-5)) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::ArgMin(temp, bytes, in, out, idx, std::int64_t{-1}) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::Reduce(temp, bytes, in, out, -3, fold::Sum{}, 0.0f) == cudaErrorInvalidValue);
   }
   SECTION("null input with num_items > 0")
@@ -172,6 +175,7 @@ TEST_CASE("bad input is rejected before the device is touched", "[dispatch][erro
     CHECK(DeviceReduce::Sum(temp, bytes, null_in, out, 10) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::Max(temp, bytes, null_in, out, 1u) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::ArgMin(temp, bytes, null_in, out, idx, 1ll << 40) == cudaErrorInvalidValue);
+    CHECK(DeviceReduce::ArgMin(temp, bytes, null_in, out, idx, 10) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::TransformReduce(temp, bytes, null_in, out, 5, fold::Sum{}, Twice{}, 0.f) ==
           cudaErrorInvalidValue);
   }
@@ -184,6 +188,104 @@ TEST_CASE("bad input is rejected before the device is touched", "[dispatch][erro
     CHECK(DeviceReduce::ArgMin(temp, bytes, in, null_out, idx, 10) == cudaErrorInvalidValue);
     CHECK(DeviceReduce::ArgMax(temp, bytes, in, out, null_indices, 10) == cudaErrorInvalidValue);
   }
+}
+
+namespace
+{
+//! Every pair of (value, index) pairs drawn from `values` and `indices`: the packed pairs compare under `Max` as
+//! the (int64 index, value) pairs do under ArgMin/ArgMax, and unpack to them.
+template <typename T, bool ForMax>
+void check_packed_pairs(const std::vector<T>& values)
+{
+  using Packed = fold::detail::PackedArgReduction<T, ForMax>;
+  using Pair   = typename Packed::PairT;
+  using ArgOp  = std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>;
+  static_assert(Packed::applies, "values of up to 32 bits pack");
+  const std::uint64_t indices[] = {0, 1, 2, 1ull << 31, (1ull << 32) - 2, (1ull << 32) - 1};
+  auto same                     = [](const Pair& a, const Pair& b) { return a.key == b.key && a.value == b.value; };
+  for (const T& a : values)
+  {
+    for (const T& b : values)
+    {
+      for (std::uint64_t i : indices)
+      {
+        for (std::uint64_t j : indices)
+        {
+          if (i == j)
+          {
+            continue;
+          }
+          const std::uint64_t pa = typename Packed::Pack{}(a, i), pb = typename Packed::Pack{}(b, j);
+          const Pair ua = Packed::unpack(pa), ub = Packed::unpack(pb);
+          const Pair wa{static_cast<std::int64_t>(i), typename Packed::Values{}(a)};
+          const Pair wb{static_cast<std::int64_t>(j), typename Packed::Values{}(b)};
+          INFO("values " << fold_test::to_double(a) << ", " << fold_test::to_double(b) << " at " << i << ", " << j);
+          REQUIRE(same(ua, wa));
+          REQUIRE(same(ub, wb));
+          REQUIRE(same(Packed::unpack(fold::Max{}(pa, pb)), ArgOp{}(wa, wb)));
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+std::vector<T> integer_probes()
+{
+  using L          = std::numeric_limits<T>;
+  std::vector<T> v = {L::lowest(), static_cast<T>(L::lowest() + 1), T(0), T(1), static_cast<T>(L::max() - 1), L::max()};
+  if constexpr (std::is_signed_v<T>)
+  {
+    v.push_back(T(-1));
+  }
+  return v;
+}
+
+template <typename T>
+std::vector<T> float_probes()
+{
+  using L = std::numeric_limits<float>;
+  std::vector<T> v;
+  for (float f : {-L::infinity(),
+                  -65504.f,
+                  -1.f,
+                  -L::denorm_min(),
+                  -0.f,
+                  0.f,
+                  L::denorm_min(),
+                  1.f,
+                  65504.f,
+                  L::infinity(),
+                  L::quiet_NaN(),
+                  -L::quiet_NaN()})
+  {
+    v.push_back(static_cast<T>(f));
+  }
+  return v;
+}
+
+template <typename T>
+void check_packed_pairs_both(const std::vector<T>& values)
+{
+  check_packed_pairs<T, false>(values);
+  check_packed_pairs<T, true>(values);
+}
+} // namespace
+
+TEST_CASE("ArgMin/ArgMax's packed pairs order and unpack as the (int64 index, value) pairs do", "[dispatch][arg]")
+{
+  check_packed_pairs_both(integer_probes<std::int8_t>());
+  check_packed_pairs_both(integer_probes<std::uint8_t>());
+  check_packed_pairs_both(integer_probes<std::int16_t>());
+  check_packed_pairs_both(integer_probes<std::uint16_t>());
+  check_packed_pairs_both(integer_probes<std::int32_t>());
+  check_packed_pairs_both(integer_probes<std::uint32_t>());
+  check_packed_pairs_both(std::vector<bool>{false, true});
+  check_packed_pairs_both(float_probes<float>());
+  check_packed_pairs_both(float_probes<__half>());
+  check_packed_pairs_both(float_probes<__nv_bfloat16>());
+  STATIC_REQUIRE(!fold::detail::PackedArgReduction<double, true>::applies);
+  STATIC_REQUIRE(!fold::detail::PackedArgReduction<std::int64_t, false>::applies);
 }
 
 TEST_CASE("without a usable device a query returns the runtime's error", "[dispatch][errors]")

@@ -312,6 +312,8 @@ private:
   }
 
   // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
+  // Values of up to 32 bits over up to 2^32 items reduce as packed pairs (`PackedArgReduction`); the rest as
+  // (int64 index, value) pairs.
   template <bool ForMax,
             typename InputIteratorT,
             typename ExtremumOutIteratorT,
@@ -329,18 +331,48 @@ private:
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
-    using AccumT     = typename ReductionT::PairT;
+    using PairT      = typename ReductionT::PairT;
+    using TuningT    = detail::tuning_t<DeterminismT>;
+    using PackedT    = detail::PackedArgReduction<InputT, ForMax>;
     auto values      = detail::extremum_output<InputT, ForMax>(d_extremum_out);
-    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(
-        d_temp_storage,
-        temp_storage_bytes,
-        d_in,
-        detail::ArgOutput<decltype(values), IndexOutIteratorT>{values, d_index_out},
-        num_items,
-        typename ReductionT::ArgOp{},
-        detail::EmptyResult<AccumT>{ReductionT::empty_pair()},
-        typename ReductionT::ToPair{},
-        stream);
+    using ArgOutputT = detail::ArgOutput<decltype(values), IndexOutIteratorT>;
+    const ArgOutputT out{values, d_index_out};
+    const detail::EmptyResult<PairT> empty{ReductionT::empty_pair()};
+    auto packed = [&](auto...)
+    {
+      return detail::reduce<std::uint64_t, TuningT>(d_temp_storage,
+                                                    temp_storage_bytes,
+                                                    d_in,
+                                                    detail::UnpackArg<ArgOutputT, PackedT>{out},
+                                                    num_items,
+                                                    fold::Max{},
+                                                    empty,
+                                                    typename PackedT::Pack{},
+                                                    stream);
+    };
+    if constexpr (PackedT::applies && sizeof(NumItemsT) <= 4)
+    {
+      return packed(); // rejects a negative count
+    }
+    else
+    {
+      if constexpr (PackedT::applies)
+      {
+        if (num_items <= static_cast<NumItemsT>(PackedT::max_items))
+        {
+          return packed(); // rejects a negative count
+        }
+      }
+      return detail::reduce<PairT, TuningT>(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            out,
+                                            num_items,
+                                            typename ReductionT::ArgOp{},
+                                            empty,
+                                            typename ReductionT::ToPair{},
+                                            stream);
+    }
   }
 };
 

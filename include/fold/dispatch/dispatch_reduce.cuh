@@ -211,6 +211,11 @@ bool is_null(const FromOrderKey<OutputIteratorT, T, ForMax>& out)
 {
   return is_null(out.out);
 }
+template <typename ArgOutputT, typename PackedT>
+bool is_null(const UnpackArg<ArgOutputT, PackedT>& out)
+{
+  return is_null(out.out);
+}
 
 template <typename InputIteratorT,
           typename OutputIteratorT,

@@ -92,6 +92,26 @@ FOLD_DEVICE FOLD_FORCEINLINE void store_result(ArgOutput<ValueOutputIteratorT, K
   store_result(out.keys, result.key);
 }
 
+//! The outputs of ArgMin/ArgMax reduced as packed pairs (`PackedArgReduction` `PackedT`): a packed result is
+//! unpacked into `out`; an unpacked pair (the result for empty input) is written as it is.
+template <typename ArgOutputT, typename PackedT>
+struct UnpackArg
+{
+  ArgOutputT out;
+};
+
+template <typename ArgOutputT, typename PackedT>
+FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> out, const std::uint64_t& packed)
+{
+  store_result(out.out, PackedT::unpack(packed));
+}
+
+template <typename ArgOutputT, typename PackedT, typename K, typename V>
+FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> out, const KeyValuePair<K, V>& pair)
+{
+  store_result(out.out, pair);
+}
+
 //! An output written through an order key: the key is turned back into the `T` it came from (Min, Max, ArgMin
 //! and ArgMax over floating-point input reduce keys, see `order_key_t`).
 template <typename OutputIteratorT, typename T, bool ForMax>

@@ -460,5 +460,64 @@ struct ExtremumReduction
   static constexpr PairT empty_pair() { return {-1, identity()}; }
 };
 
+//! ArgMin and ArgMax over inputs of at most 2^32 items whose values `ExtremumValues` carries in at most 32
+//! bits (every primitive type but the 8-byte ones): each (index, value) pair packed in one `uint64_t`, the
+//! value's rank in the upper half (a higher rank comes first in the operator's order) and the index's complement
+//! in the lower half (so the smaller index wins a tie). The arg-reduction is then `Max` over `uint64_t`: exact
+//! and commutative like the pairs', with one integer comparison per item, two shuffles per warp step (a 16-byte
+//! pair takes four) and 8-byte partials that pass 2 loads as vectors.
+template <typename T, bool ForMax>
+struct PackedArgReduction
+{
+  using Values = ExtremumValues<T, ForMax>;
+  using ValueT = typename Values::type;
+  using PairT  = KeyValuePair<std::int64_t, ValueT>;
+
+  static constexpr bool applies            = std::is_integral_v<ValueT> && sizeof(ValueT) <= 4;
+  static constexpr std::uint64_t max_items = std::uint64_t{1} << 32;
+
+  //! A 32-bit number that orders values as the operator does: higher first. Signed values (sign-extended) get
+  //! their sign bit flipped, so that unsigned order is their order; ArgMin's ranks are complemented.
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr std::uint32_t rank(ValueT v)
+  {
+    std::uint32_t r = static_cast<std::uint32_t>(v);
+    if constexpr (std::is_signed_v<ValueT>)
+    {
+      r = static_cast<std::uint32_t>(static_cast<std::int32_t>(v)) ^ 0x80000000u;
+    }
+    return ForMax ? r : ~r;
+  }
+
+  //! The value of rank `r`.
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr ValueT unrank(std::uint32_t r)
+  {
+    r = ForMax ? r : ~r;
+    if constexpr (std::is_signed_v<ValueT>)
+    {
+      return static_cast<ValueT>(static_cast<std::int32_t>(r ^ 0x80000000u));
+    }
+    else
+    {
+      return static_cast<ValueT>(r);
+    }
+  }
+
+  //! The item transform: `(item, index) -> packed pair`; `index < max_items`.
+  struct Pack
+  {
+    template <typename U, typename OffsetT>
+    FOLD_HOST_DEVICE FOLD_FORCEINLINE std::uint64_t operator()(const U& item, OffsetT i) const
+    {
+      return (static_cast<std::uint64_t>(rank(Values{}(item))) << 32) | ~static_cast<std::uint32_t>(i);
+    }
+  };
+
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr PairT unpack(std::uint64_t packed)
+  {
+    return {static_cast<std::int64_t>(~static_cast<std::uint32_t>(packed)),
+            unrank(static_cast<std::uint32_t>(packed >> 32))};
+  }
+};
+
 } // namespace detail
 } // namespace fold
