@@ -192,8 +192,9 @@ TEST_CASE("bad input is rejected before the device is touched", "[dispatch][erro
 
 namespace
 {
-//! Every pair of (value, index) pairs drawn from `values` and `indices`: the packed pairs compare under `Max` as
-//! the (int64 index, value) pairs do under ArgMin/ArgMax, and unpack to them.
+//! Every pair of (value, index) pairs drawn from `values` and `indices`: the packed pairs compare under their
+//! operator (and, in index order, under a thread's in-order one) as the (int64 index, value) pairs do under
+//! ArgMin/ArgMax, and unpack to them.
 template <typename T, bool ForMax>
 void check_packed_pairs(const std::vector<T>& values)
 {
@@ -222,7 +223,11 @@ void check_packed_pairs(const std::vector<T>& values)
           INFO("values " << fold_test::to_double(a) << ", " << fold_test::to_double(b) << " at " << i << ", " << j);
           REQUIRE(same(ua, wa));
           REQUIRE(same(ub, wb));
-          REQUIRE(same(Packed::unpack(fold::Max{}(pa, pb)), ArgOp{}(wa, wb)));
+          const Pair expected = ArgOp{}(wa, wb);
+          REQUIRE(same(Packed::unpack(typename Packed::Op{}(pa, pb)), expected));
+          const std::uint64_t in_order = i < j ? fold::detail::InOrder<typename Packed::Op>::type{}(pa, pb)
+                                               : fold::detail::InOrder<typename Packed::Op>::type{}(pb, pa);
+          REQUIRE(same(Packed::unpack(in_order), expected));
         }
       }
     }

@@ -345,7 +345,7 @@ private:
                                                     d_in,
                                                     detail::UnpackArg<ArgOutputT, PackedT>{out},
                                                     num_items,
-                                                    fold::Max{},
+                                                    typename PackedT::Op{},
                                                     empty,
                                                     typename PackedT::Pack{},
                                                     stream);

@@ -460,15 +460,56 @@ struct ExtremumReduction
   static constexpr PairT empty_pair() { return {-1, identity()}; }
 };
 
+//! The operator of ArgMin/ArgMax's packed pairs (see `PackedArgReduction`): the larger `uint64_t`, so the higher
+//! rank, and between equal ranks the smaller index.
+struct PackedArgMax
+{
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr std::uint64_t operator()(std::uint64_t a, std::uint64_t b) const
+  {
+    return a < b ? b : a;
+  }
+};
+
+//! How a thread folds in its own packed pairs: they come in increasing index order, so a later pair wins only
+//! with a higher rank, one 32-bit comparison of the upper halves where `PackedArgMax` compares all 64 bits.
+struct PackedArgMaxInOrder
+{
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr std::uint64_t operator()(std::uint64_t earlier, std::uint64_t later) const
+  {
+    return static_cast<std::uint32_t>(later >> 32) > static_cast<std::uint32_t>(earlier >> 32) ? later : earlier;
+  }
+};
+
+template <>
+struct InOrder<PackedArgMax>
+{
+  using type = PackedArgMaxInOrder;
+  FOLD_HOST_DEVICE static constexpr type make(const PackedArgMax&) { return {}; }
+};
+
+template <>
+inline constexpr bool is_exact_v<PackedArgMax, std::uint64_t> = true;
+} // namespace detail
+
+template <>
+struct is_commutative<detail::PackedArgMax> : std::true_type
+{
+};
+
+namespace detail
+{
+
 //! ArgMin and ArgMax over inputs of at most 2^32 items whose values `ExtremumValues` carries in at most 32
 //! bits (every primitive type but the 8-byte ones): each (index, value) pair packed in one `uint64_t`, the
 //! value's rank in the upper half (a higher rank comes first in the operator's order) and the index's complement
-//! in the lower half (so the smaller index wins a tie). The arg-reduction is then `Max` over `uint64_t`: exact
+//! in the lower half (so the smaller index wins a tie). The arg-reduction is then `PackedArgMax`, the larger
+//! `uint64_t`: exact
 //! and commutative like the pairs', with one integer comparison per item, two shuffles per warp step (a 16-byte
 //! pair takes four) and 8-byte partials that pass 2 loads as vectors.
 template <typename T, bool ForMax>
 struct PackedArgReduction
 {
+  using Op     = PackedArgMax;
   using Values = ExtremumValues<T, ForMax>;
   using ValueT = typename Values::type;
   using PairT  = KeyValuePair<std::int64_t, ValueT>;
