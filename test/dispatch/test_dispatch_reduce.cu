@@ -198,9 +198,10 @@ namespace
 template <typename T, bool ForMax>
 void check_packed_pairs(const std::vector<T>& values)
 {
-  using Packed = fold::detail::PackedArgReduction<T, ForMax>;
-  using Pair   = typename Packed::PairT;
-  using ArgOp  = std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>;
+  using Packed    = fold::detail::PackedArgReduction<T, ForMax>;
+  using Pair      = typename Packed::PairT;
+  using ArgOp     = std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>;
+  using InOrderOp = typename fold::detail::InOrder<typename Packed::Op>::type;
   static_assert(Packed::applies, "values of up to 32 bits pack");
   const std::uint64_t indices[] = {0, 1, 2, 1ull << 31, (1ull << 32) - 2, (1ull << 32) - 1};
   auto same                     = [](const Pair& a, const Pair& b) { return a.key == b.key && a.value == b.value; };
@@ -225,8 +226,8 @@ void check_packed_pairs(const std::vector<T>& values)
           REQUIRE(same(ub, wb));
           const Pair expected = ArgOp{}(wa, wb);
           REQUIRE(same(Packed::unpack(typename Packed::Op{}(pa, pb)), expected));
-          const std::uint64_t in_order = i < j ? fold::detail::InOrder<typename Packed::Op>::type{}(pa, pb)
-                                               : fold::detail::InOrder<typename Packed::Op>::type{}(pb, pa);
+          const InOrderOp in_order_op{};
+          const std::uint64_t in_order = i < j ? in_order_op(pa, pb) : in_order_op(pb, pa);
           REQUIRE(same(Packed::unpack(in_order), expected));
         }
       }
