@@ -338,6 +338,7 @@ private:
     using ArgOutputT = detail::ArgOutput<decltype(values), IndexOutIteratorT>;
     const ArgOutputT out{values, d_index_out};
     const detail::EmptyResult<PairT> empty{ReductionT::empty_pair()};
+    // Generic, so that it is instantiated only where it is called: never for values that do not pack.
     auto packed = [&](auto...)
     {
       return detail::reduce<std::uint64_t, TuningT>(d_temp_storage,

@@ -498,14 +498,12 @@ struct is_commutative<detail::PackedArgMax> : std::true_type
 
 namespace detail
 {
-
 //! ArgMin and ArgMax over inputs of at most 2^32 items whose values `ExtremumValues` carries in at most 32
 //! bits (every primitive type but the 8-byte ones): each (index, value) pair packed in one `uint64_t`, the
 //! value's rank in the upper half (a higher rank comes first in the operator's order) and the index's complement
 //! in the lower half (so the smaller index wins a tie). The arg-reduction is then `PackedArgMax`, the larger
-//! `uint64_t`: exact
-//! and commutative like the pairs', with one integer comparison per item, two shuffles per warp step (a 16-byte
-//! pair takes four) and 8-byte partials that pass 2 loads as vectors.
+//! `uint64_t`: exact and commutative like the pairs', with one integer comparison per item, two shuffles per
+//! warp step (a 16-byte pair takes four) and 8-byte partials that pass 2 loads as vectors.
 template <typename T, bool ForMax>
 struct PackedArgReduction
 {
