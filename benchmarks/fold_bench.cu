@@ -22,6 +22,7 @@
 //   fold-bench --sweep              the launch sweep behind the sm_90 policy: fold's time per path (single-pass,
 //                                   two-pass, pass 1 at 1 or 4 waves), with and without programmatic dependent
 //                                   launch, and on the legacy stream, next to cub's
+//   fold-bench --host               the host's cost per call: bare launches of an empty kernel, fold and cub
 //   plus any Google Benchmark flag, e.g. --benchmark_out=results.json --benchmark_out_format=json
 #include <fold/fold.cuh>
 
@@ -30,6 +31,7 @@
 #include <benchmark/benchmark.h>
 #include <cub/device/device_reduce.cuh>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -456,6 +458,78 @@ void sweep()
   sweep_one<std::int8_t, Op::argmax>();
 }
 
+__global__ void EmptyKernel() {}
+
+//! The host's time per call of `call(i)` (which issues one call on `bench_stream`), and the time per call until
+//! the GPU has run them: the medians over rounds of `calls` calls issued back to back after a synchronise. A
+//! round is short enough that the launch queue never fills, so the host never waits for the GPU: the first
+//! number is the host's own cost, the second shows whether the GPU keeps up.
+template <typename CallT>
+std::pair<double, double> host_seconds(CallT&& call, int calls = 256, int rounds = 31)
+{
+  using clock = std::chrono::steady_clock;
+  std::vector<double> host, total;
+  for (int r = 0; r < rounds; ++r)
+  {
+    BENCH_CHECK(cudaStreamSynchronize(bench_stream));
+    const auto start = clock::now();
+    for (int i = 0; i < calls; ++i)
+    {
+      BENCH_CHECK(call(i));
+    }
+    const auto issued = clock::now();
+    BENCH_CHECK(cudaStreamSynchronize(bench_stream));
+    const auto done = clock::now();
+    host.push_back(std::chrono::duration<double>(issued - start).count() / calls);
+    total.push_back(std::chrono::duration<double>(done - start).count() / calls);
+  }
+  return {bench::median(host), bench::median(total)};
+}
+
+template <typename T, Op O>
+void host_cost_one(std::size_t n)
+{
+  Case<T, O> c(n, bench::slices_for(facts, n * sizeof(T)));
+  const int slices = c.slices();
+  auto report      = [&](const char* who, std::pair<double, double> t)
+  {
+    std::printf("%-7s %-9s 2^%-3d %-5s host %6.2f us/call, until done %6.2f us/call\n",
+                op_name(O),
+                bench::type_name<T>(),
+                static_cast<int>(std::log2(static_cast<double>(n))),
+                who,
+                t.first * 1e6,
+                t.second * 1e6);
+  };
+  report("fold", host_seconds([&](int i) { return c.fold(i % slices, bench_stream); }));
+  report("cub", host_seconds([&](int i) { return c.cub(i % slices, bench_stream); }));
+}
+
+//! The host's cost per call (`--host`): bare launches of an empty kernel (the floor any library pays), then fold
+//! and cub over sizes that take each of fold's paths.
+void host_cost()
+{
+  auto bare = host_seconds(
+      [](int)
+      {
+        EmptyKernel<<<1, 256, 0, bench_stream>>>();
+        return cudaGetLastError();
+      });
+  std::printf("empty kernel, <<<>>>:                    host %6.2f us/call, until done %6.2f us/call\n",
+              bare.first * 1e6,
+              bare.second * 1e6);
+  auto ex = host_seconds([](int) { return fold::detail::launch(EmptyKernel, 1, 256, bench_stream, true); });
+  std::printf("empty kernel, cudaLaunchKernelEx + PDL:  host %6.2f us/call, until done %6.2f us/call\n",
+              ex.first * 1e6,
+              ex.second * 1e6);
+  for (int log2 : {10, 16, 20, 24})
+  {
+    host_cost_one<float, Op::sum>(std::size_t{1} << log2);
+  }
+  host_cost_one<float, Op::argmax>(std::size_t{1} << 20);
+  host_cost_one<double, Op::sum>(std::size_t{1} << 20);
+}
+
 void print_table()
 {
   std::printf("\n%-7s %-9s %12s %-7s %11s %11s %9s %10s %9s %9s %9s\n",
@@ -491,7 +565,7 @@ void print_table()
 
 int main(int argc, char** argv)
 {
-  bool full = false, verbose = false, run_sweep = false, legacy_stream = false;
+  bool full = false, verbose = false, run_sweep = false, run_host = false, legacy_stream = false;
   std::string commit = std::getenv("FOLD_COMMIT") ? std::getenv("FOLD_COMMIT") : "unknown";
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i)
@@ -502,13 +576,15 @@ int main(int argc, char** argv)
       verbose = true;
     else if (std::strcmp(argv[i], "--sweep") == 0)
       run_sweep = true;
+    else if (std::strcmp(argv[i], "--host") == 0)
+      run_host = true;
     else if (std::strcmp(argv[i], "--legacy-stream") == 0)
       legacy_stream = true;
     else if (std::strncmp(argv[i], "--commit=", 9) == 0)
       commit = argv[i] + 9;
     else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
     {
-      std::printf("usage: fold-bench [--full | --sweep] [--legacy-stream] [--verbose] [--commit=<hash>] "
+      std::printf("usage: fold-bench [--full | --sweep | --host] [--legacy-stream] [--verbose] [--commit=<hash>] "
                   "[Google Benchmark flags]\n");
       return 0;
     }
@@ -546,6 +622,11 @@ int main(int argc, char** argv)
   if (run_sweep)
   {
     sweep();
+    return 0;
+  }
+  if (run_host)
+  {
+    host_cost();
     return 0;
   }
 
