@@ -508,9 +508,9 @@ template <typename T, bool ForMax>
 struct PackedArgReduction
 {
   using Op     = PackedArgMax;
-  using Values = ExtremumValues<T, ForMax>;
+  using Values = typename ExtremumReduction<T, ForMax>::Values;
   using ValueT = typename Values::type;
-  using PairT  = KeyValuePair<std::int64_t, ValueT>;
+  using PairT  = typename ExtremumReduction<T, ForMax>::PairT; //!< what a packed pair unpacks to
 
   static constexpr bool applies            = std::is_integral_v<ValueT> && sizeof(ValueT) <= 4;
   static constexpr std::uint64_t max_items = std::uint64_t{1} << 32;
