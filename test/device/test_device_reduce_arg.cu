@@ -79,7 +79,7 @@ int arg_tile_items()
 {
   if constexpr (fold::detail::PackedArgReduction<T, true>::applies)
   {
-    return fold_test::tile_items<fold::Max, T, std::uint64_t>();
+    return fold_test::tile_items<fold::Max, T, typename fold::detail::PackedArgReduction<T, true>::PackedPair>();
   }
   else
   {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Huge inputs against closed forms: 2^31 + 7 and 2^32 + 7 bytes from memory (sums, the extremum and its 64-bit
 // index, ArgMin/ArgMax on either side of 2^32 items, two segments across the 2^32 boundary, the axis reduction of
-// the whole array); 2^34 items and the largest 32-bit counts through counting iterators.
+// the whole array); 2^34 items and the largest 32-bit counts through counting iterators; ArgMin/ArgMax over
+// 64-bit values on either side of 2^32 items.
 #include <fold/device/device_reduce.cuh>
 #include <fold/device/device_reduce_axes.cuh>
 #include <fold/device/device_segmented_reduce.cuh>
@@ -11,6 +12,9 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <cuda/std/limits>
+
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -69,6 +73,29 @@ std::uint64_t triangle(std::uint64_t n)
   const unsigned __int128 t = static_cast<unsigned __int128>(n) * (n - 1) / 2;
   return static_cast<std::uint64_t>(t);
 }
+
+//! Doubles with their extremes around 2^32: 2.0 at `2^32 - 1` and `2^32 + 1`, -2.0 at `2^32 - 2` and `2^32 + 3`, a
+//! NaN at `2^32 + 5`; in between, values in [-0.5, 0.5) that repeat every 1000 items.
+struct MarkedDoubles
+{
+  __host__ __device__ double operator()(std::uint64_t i) const
+  {
+    constexpr std::uint64_t head = std::uint64_t{1} << 32;
+    if (i == head - 1 || i == head + 1)
+    {
+      return 2.0;
+    }
+    if (i == head - 2 || i == head + 3)
+    {
+      return -2.0;
+    }
+    if (i == head + 5)
+    {
+      return ::cuda::std::numeric_limits<double>::quiet_NaN();
+    }
+    return static_cast<double>(i % 1000) * 1e-3 - 0.5;
+  }
+};
 
 template <typename T>
 struct Arg
@@ -271,4 +298,33 @@ TEST_CASE("2^34 items and the largest 32-bit counts through counting iterators",
   const auto max = arg_extremum<true>(count, n);
   CHECK(max.value == n - 1);
   CHECK(max.index == static_cast<std::int64_t>(n - 1));
+}
+
+TEST_CASE("ArgMin/ArgMax over 64-bit values on either side of 2^32 items", "[device][huge]")
+{
+  // Up to 2^32 items they reduce packed pairs of a 64-bit rank and a 32-bit index, beyond as (int64 index, value)
+  // pairs: the extremes at the largest indices a packed pair holds, then ties and a NaN past 2^32.
+  const std::uint64_t head = std::uint64_t{1} << 32;
+  thrust::counting_iterator<std::uint64_t> count(0);
+  const auto doubles = thrust::make_transform_iterator(count, MarkedDoubles{});
+  for (std::uint64_t items : {head, head + 4})
+  {
+    INFO(items << " items");
+    const auto max = arg_extremum<true>(doubles, items);
+    CHECK(max.value == 2.0);
+    CHECK(max.index == static_cast<std::int64_t>(head - 1));
+    const auto min = arg_extremum<false>(doubles, items);
+    CHECK(min.value == -2.0);
+    CHECK(min.index == static_cast<std::int64_t>(head - 2));
+  }
+  const auto with_nan = arg_extremum<true>(doubles, head + 6);
+  CHECK(std::isnan(with_nan.value));
+  CHECK(with_nan.index == static_cast<std::int64_t>(head + 5));
+
+  const auto last = arg_extremum<true>(count, head);
+  CHECK(last.value == head - 1);
+  CHECK(last.index == static_cast<std::int64_t>(head - 1));
+  const auto at = arg_extremum<false>(thrust::make_transform_iterator(count, DistanceTo{head - 1}), head);
+  CHECK(at.value == 0);
+  CHECK(at.index == static_cast<std::int64_t>(head - 1));
 }

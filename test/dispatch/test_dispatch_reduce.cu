@@ -202,7 +202,7 @@ void check_packed_pairs(const std::vector<T>& values)
   using Pair      = typename Packed::PairT;
   using ArgOp     = std::conditional_t<ForMax, fold::ArgMax, fold::ArgMin>;
   using InOrderOp = typename fold::detail::InOrder<typename Packed::Op>::type;
-  static_assert(Packed::applies, "values of up to 32 bits pack");
+  static_assert(Packed::applies, "values of primitive types pack");
   const std::uint64_t indices[] = {0, 1, 2, 1ull << 31, (1ull << 32) - 2, (1ull << 32) - 1};
   auto same                     = [](const Pair& a, const Pair& b) { return a.key == b.key && a.value == b.value; };
   for (const T& a : values)
@@ -217,7 +217,7 @@ void check_packed_pairs(const std::vector<T>& values)
           {
             continue;
           }
-          const std::uint64_t pa = typename Packed::Pack{}(a, i), pb = typename Packed::Pack{}(b, j);
+          const auto pa = typename Packed::Pack{}(a, i), pb = typename Packed::Pack{}(b, j);
           const Pair ua = Packed::unpack(pa), ub = Packed::unpack(pb);
           const Pair wa{static_cast<std::int64_t>(i), typename Packed::Values{}(a)};
           const Pair wb{static_cast<std::int64_t>(j), typename Packed::Values{}(b)};
@@ -227,7 +227,7 @@ void check_packed_pairs(const std::vector<T>& values)
           const Pair expected = ArgOp{}(wa, wb);
           REQUIRE(same(Packed::unpack(typename Packed::Op{}(pa, pb)), expected));
           const InOrderOp in_order_op{};
-          const std::uint64_t in_order = i < j ? in_order_op(pa, pb) : in_order_op(pb, pa);
+          const auto in_order = i < j ? in_order_op(pa, pb) : in_order_op(pb, pa);
           REQUIRE(same(Packed::unpack(in_order), expected));
         }
       }
@@ -267,6 +267,14 @@ std::vector<T> float_probes()
   {
     v.push_back(static_cast<T>(f));
   }
+  if constexpr (std::is_same_v<T, double>)
+  {
+    using D = std::numeric_limits<double>;
+    for (double d : {-D::max(), -D::denorm_min(), D::denorm_min(), 1.0 + D::epsilon(), D::max()})
+    {
+      v.push_back(d);
+    }
+  }
   return v;
 }
 
@@ -290,8 +298,12 @@ TEST_CASE("ArgMin/ArgMax's packed pairs order and unpack as the (int64 index, va
   check_packed_pairs_both(float_probes<float>());
   check_packed_pairs_both(float_probes<__half>());
   check_packed_pairs_both(float_probes<__nv_bfloat16>());
-  STATIC_REQUIRE(!fold::detail::PackedArgReduction<double, true>::applies);
-  STATIC_REQUIRE(!fold::detail::PackedArgReduction<std::int64_t, false>::applies);
+  check_packed_pairs_both(integer_probes<std::int64_t>());
+  check_packed_pairs_both(integer_probes<std::uint64_t>());
+  check_packed_pairs_both(float_probes<double>());
+  STATIC_REQUIRE(sizeof(fold::detail::PackedArgReduction<float, true>::PackedPair) == 8);
+  STATIC_REQUIRE(sizeof(fold::detail::PackedArgReduction<double, true>::PackedPair) == 12);
+  STATIC_REQUIRE(sizeof(fold::detail::PackedArgReduction<std::int64_t, false>::PackedPair) == 12);
 }
 
 TEST_CASE("without a usable device a query returns the runtime's error", "[dispatch][errors]")

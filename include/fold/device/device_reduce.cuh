@@ -312,8 +312,8 @@ private:
   }
 
   // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
-  // Values of up to 32 bits over up to 2^32 items reduce as packed pairs (`PackedArgReduction`); the rest as
-  // (int64 index, value) pairs.
+  // Inputs of up to 2^32 items of primitive types reduce as packed pairs (`PackedArgReduction`); longer ones,
+  // and values of other types, as (int64 index, value) pairs.
   template <bool ForMax,
             typename InputIteratorT,
             typename ExtremumOutIteratorT,
@@ -341,15 +341,15 @@ private:
     // Generic, so that it is instantiated only where it is called: never for values that do not pack.
     auto packed = [&](auto...)
     {
-      return detail::reduce<std::uint64_t, TuningT>(d_temp_storage,
-                                                    temp_storage_bytes,
-                                                    d_in,
-                                                    detail::UnpackArg<ArgOutputT, PackedT>{out},
-                                                    num_items,
-                                                    typename PackedT::Op{},
-                                                    empty,
-                                                    typename PackedT::Pack{},
-                                                    stream);
+      return detail::reduce<typename PackedT::PackedPair, TuningT>(d_temp_storage,
+                                                                   temp_storage_bytes,
+                                                                   d_in,
+                                                                   detail::UnpackArg<ArgOutputT, PackedT>{out},
+                                                                   num_items,
+                                                                   typename PackedT::Op{},
+                                                                   empty,
+                                                                   typename PackedT::Pack{},
+                                                                   stream);
     };
     if constexpr (PackedT::applies && sizeof(NumItemsT) <= 4)
     {

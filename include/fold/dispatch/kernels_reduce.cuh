@@ -101,7 +101,8 @@ struct UnpackArg
 };
 
 template <typename ArgOutputT, typename PackedT>
-FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> out, const std::uint64_t& packed)
+FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> out,
+                                               const typename PackedT::PackedPair& packed)
 {
   store_result(out.out, PackedT::unpack(packed));
 }

@@ -460,7 +460,22 @@ struct ExtremumReduction
   static constexpr PairT empty_pair() { return {-1, identity()}; }
 };
 
-//! The operator of ArgMin/ArgMax's packed pairs (see `PackedArgReduction`): the larger `uint64_t`, so the higher
+//! A packed ArgMin/ArgMax pair of a 64-bit value (see `PackedArgReduction`): the value's rank in two 32-bit words
+//! above the index's complement, ordered as the 96-bit number `rank_high:rank_low:index_complement`. Three
+//! 4-byte words, so a warp step shuffles three words where an (int64 index, 64-bit value) pair shuffles four.
+struct PackedPair96
+{
+  std::uint32_t index_complement;
+  std::uint32_t rank_low;
+  std::uint32_t rank_high;
+
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr std::uint64_t rank() const
+  {
+    return (static_cast<std::uint64_t>(rank_high) << 32) | rank_low;
+  }
+};
+
+//! The operator of ArgMin/ArgMax's packed pairs (see `PackedArgReduction`): the larger packed pair, so the higher
 //! rank, and between equal ranks the smaller index.
 struct PackedArgMax
 {
@@ -468,15 +483,27 @@ struct PackedArgMax
   {
     return a < b ? b : a;
   }
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr PackedPair96 operator()(const PackedPair96& a,
+                                                                      const PackedPair96& b) const
+  {
+    const std::uint64_t rank_a = a.rank(), rank_b = b.rank();
+    return rank_a < rank_b || (rank_a == rank_b && a.index_complement < b.index_complement) ? b : a;
+  }
 };
 
 //! How a thread folds in its own packed pairs: they come in increasing index order, so a later pair wins only
-//! with a higher rank, one 32-bit comparison of the upper halves where `PackedArgMax` compares all 64 bits.
+//! with a higher rank: the ranks alone are compared (the upper 32 bits of a `uint64_t` pair, the 64-bit rank of
+//! a `PackedPair96`).
 struct PackedArgMaxInOrder
 {
   FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr std::uint64_t operator()(std::uint64_t earlier, std::uint64_t later) const
   {
     return static_cast<std::uint32_t>(later >> 32) > static_cast<std::uint32_t>(earlier >> 32) ? later : earlier;
+  }
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE constexpr PackedPair96 operator()(const PackedPair96& earlier,
+                                                                      const PackedPair96& later) const
+  {
+    return later.rank() > earlier.rank() ? later : earlier;
   }
 };
 
@@ -489,6 +516,8 @@ struct InOrder<PackedArgMax>
 
 template <>
 inline constexpr bool is_exact_v<PackedArgMax, std::uint64_t> = true;
+template <>
+inline constexpr bool is_exact_v<PackedArgMax, PackedPair96> = true;
 } // namespace detail
 
 template <>
@@ -498,12 +527,13 @@ struct is_commutative<detail::PackedArgMax> : std::true_type
 
 namespace detail
 {
-//! ArgMin and ArgMax over inputs of at most 2^32 items whose values `ExtremumValues` carries in at most 32
-//! bits (every primitive type but the 8-byte ones): each (index, value) pair packed in one `uint64_t`, the
-//! value's rank in the upper half (a higher rank comes first in the operator's order) and the index's complement
-//! in the lower half (so the smaller index wins a tie). The arg-reduction is then `PackedArgMax`, the larger
-//! `uint64_t`: exact and commutative like the pairs', with one integer comparison per item, two shuffles per
-//! warp step (a 16-byte pair takes four) and 8-byte partials that pass 2 loads as vectors.
+//! ArgMin and ArgMax over inputs of at most 2^32 items, as packed pairs: each (index, value) pair, the value as
+//! `ExtremumValues` carries it, becomes the value's rank (a higher rank comes first in the operator's order)
+//! above the index's complement (so the smaller index wins a tie). Values of up to 32 bits pack into one
+//! `uint64_t`, 64-bit ones (double, 64-bit integers) into a `PackedPair96`. The arg-reduction is then
+//! `PackedArgMax`, the larger packed pair: exact and commutative like the pairs', with one integer comparison
+//! per item and fewer shuffles per warp step (two for a `uint64_t`, three for a `PackedPair96`, where a 16-byte
+//! pair takes four); `uint64_t` partials are loaded as vectors by pass 2.
 template <typename T, bool ForMax>
 struct PackedArgReduction
 {
@@ -512,28 +542,35 @@ struct PackedArgReduction
   using ValueT = typename Values::type;
   using PairT  = typename ExtremumReduction<T, ForMax>::PairT; //!< what a packed pair unpacks to
 
-  static constexpr bool applies            = std::is_integral_v<ValueT> && sizeof(ValueT) <= 4;
+  static constexpr bool applies            = std::is_integral_v<ValueT> && sizeof(ValueT) <= 8;
   static constexpr std::uint64_t max_items = std::uint64_t{1} << 32;
 
-  //! A 32-bit number that orders values as the operator does: higher first. Signed values (sign-extended) get
-  //! their sign bit flipped, so that unsigned order is their order; ArgMin's ranks are complemented.
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr std::uint32_t rank(ValueT v)
+  //! The rank: 32 bits for values of up to 32 bits, 64 otherwise.
+  using RankT = std::conditional_t<sizeof(ValueT) <= 4, std::uint32_t, std::uint64_t>;
+  //! A packed pair.
+  using PackedPair = std::conditional_t<sizeof(ValueT) <= 4, std::uint64_t, PackedPair96>;
+
+  //! A number that orders values as the operator does: higher first. Signed values (sign-extended) get their
+  //! sign bit flipped, so that unsigned order is their order; ArgMin's ranks are complemented.
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr RankT rank(ValueT v)
   {
-    std::uint32_t r = static_cast<std::uint32_t>(v);
+    constexpr RankT sign_bit = RankT{1} << (8 * sizeof(RankT) - 1);
+    RankT r                  = static_cast<RankT>(v);
     if constexpr (std::is_signed_v<ValueT>)
     {
-      r = static_cast<std::uint32_t>(static_cast<std::int32_t>(v)) ^ 0x80000000u;
+      r = static_cast<RankT>(static_cast<std::make_signed_t<RankT>>(v)) ^ sign_bit;
     }
-    return ForMax ? r : ~r;
+    return ForMax ? r : static_cast<RankT>(~r);
   }
 
   //! The value of rank `r`.
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr ValueT unrank(std::uint32_t r)
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr ValueT unrank(RankT r)
   {
-    r = ForMax ? r : ~r;
+    constexpr RankT sign_bit = RankT{1} << (8 * sizeof(RankT) - 1);
+    r                        = ForMax ? r : static_cast<RankT>(~r);
     if constexpr (std::is_signed_v<ValueT>)
     {
-      return static_cast<ValueT>(static_cast<std::int32_t>(r ^ 0x80000000u));
+      return static_cast<ValueT>(static_cast<std::make_signed_t<RankT>>(r ^ sign_bit));
     }
     else
     {
@@ -545,16 +582,32 @@ struct PackedArgReduction
   struct Pack
   {
     template <typename U, typename OffsetT>
-    FOLD_HOST_DEVICE FOLD_FORCEINLINE std::uint64_t operator()(const U& item, OffsetT i) const
+    FOLD_HOST_DEVICE FOLD_FORCEINLINE PackedPair operator()(const U& item, OffsetT i) const
     {
-      return (static_cast<std::uint64_t>(rank(Values{}(item))) << 32) | ~static_cast<std::uint32_t>(i);
+      const RankT r                        = rank(Values{}(item));
+      const std::uint32_t index_complement = ~static_cast<std::uint32_t>(i);
+      if constexpr (sizeof(RankT) == 4)
+      {
+        return (static_cast<std::uint64_t>(r) << 32) | index_complement;
+      }
+      else
+      {
+        return {index_complement, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r >> 32)};
+      }
     }
   };
 
-  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr PairT unpack(std::uint64_t packed)
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr PairT unpack(const PackedPair& packed)
   {
-    return {static_cast<std::int64_t>(~static_cast<std::uint32_t>(packed)),
-            unrank(static_cast<std::uint32_t>(packed >> 32))};
+    if constexpr (sizeof(RankT) == 4)
+    {
+      return {static_cast<std::int64_t>(~static_cast<std::uint32_t>(packed)),
+              unrank(static_cast<std::uint32_t>(packed >> 32))};
+    }
+    else
+    {
+      return {static_cast<std::int64_t>(~packed.index_complement), unrank(packed.rank())};
+    }
   }
 };
 
