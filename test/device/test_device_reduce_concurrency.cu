@@ -84,14 +84,42 @@ int repetitions()
   return count >= 4 ? count / 4 * 4 : 4;
 }
 
-//! Waits until `count` threads have arrived.
-void arrive_and_wait(std::atomic<int>& arrived, int count)
+//! Runs `worker(t, report, wait_for_all)` on `threads` threads at once (t = 0 .. threads - 1) and returns their
+//! reports. `wait_for_all()` is the start line: it returns once every worker has called it, or has returned
+//! without calling it (a worker whose set-up failed), so that no worker waits forever.
+template <typename WorkerT>
+std::vector<Report> run_workers(int threads, WorkerT worker)
 {
-  arrived.fetch_add(1);
-  while (arrived.load() < count)
+  std::vector<Report> reports(threads);
+  std::atomic<int> arrived{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
   {
-    std::this_thread::yield();
+    pool.emplace_back(
+        [&, t]
+        {
+          bool waited       = false;
+          auto wait_for_all = [&]
+          {
+            waited = true;
+            arrived.fetch_add(1);
+            while (arrived.load() < threads)
+            {
+              std::this_thread::yield();
+            }
+          };
+          worker(t, reports[t], wait_for_all);
+          if (!waited)
+          {
+            arrived.fetch_add(1);
+          }
+        });
   }
+  for (auto& thread : pool)
+  {
+    thread.join();
+  }
+  return reports;
 }
 
 __global__ void bump(int* values, int n)
@@ -124,80 +152,68 @@ TEST_CASE("The per-device caches filled from 16 threads at once", "[device][conc
 {
   constexpr int threads = 16;
   constexpr int rows = 3000, cols = 700; // multi-block, so the occupancy caches are read too
-  std::vector<Report> reports(threads);
-  std::atomic<int> arrived{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-  {
-    pool.emplace_back(
-        [&, t]
+  const auto reports = run_workers(
+      threads,
+      [&](int t, Report& report, auto wait_for_all)
+      {
+        const auto values  = fold_test::random_values<std::int16_t>(rows * cols, 100 + t, fold_test::Values::small);
+        int* d_results     = nullptr;
+        std::int16_t* d_in = nullptr;
+        void* d_temp       = nullptr;
+        cudaStream_t stream{};
+        const std::size_t temp_bytes = 1 << 24; // ample: the sizes are asked for only after the start
+        // Allocated up front, so that only fold's calls race after the barrier.
+        bool ready = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
+                     cudaMalloc(&d_in, values.size() * sizeof(std::int16_t)) == cudaSuccess &&
+                     cudaMalloc(&d_results, (2 + rows + cols) * sizeof(int)) == cudaSuccess &&
+                     cudaMalloc(&d_temp, temp_bytes) == cudaSuccess &&
+                     cudaMemset(d_temp, 0, temp_bytes) == cudaSuccess && // for initcheck (docs/errors.md)
+                     cudaMemcpy(d_in, values.data(), values.size() * sizeof(std::int16_t), cudaMemcpyHostToDevice) ==
+                         cudaSuccess;
+        wait_for_all();
+        auto work = [&]
         {
-          Report& report     = reports[t];
-          const auto values  = fold_test::random_values<std::int16_t>(rows * cols, 100 + t, fold_test::Values::small);
-          int* d_results     = nullptr;
-          std::int16_t* d_in = nullptr;
-          void* d_temp       = nullptr;
-          cudaStream_t stream{};
-          const std::size_t temp_bytes = 1 << 24; // ample: the sizes are asked for only after the start
-          // Allocated up front, so that only fold's calls race after the barrier.
-          bool ready = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
-                       cudaMalloc(&d_in, values.size() * sizeof(std::int16_t)) == cudaSuccess &&
-                       cudaMalloc(&d_results, (2 + rows + cols) * sizeof(int)) == cudaSuccess &&
-                       cudaMalloc(&d_temp, temp_bytes) == cudaSuccess &&
-                       cudaMemset(d_temp, 0, temp_bytes) == cudaSuccess && // for initcheck (docs/errors.md)
-                       cudaMemcpy(d_in, values.data(), values.size() * sizeof(std::int16_t), cudaMemcpyHostToDevice) ==
-                           cudaSuccess;
-          arrive_and_wait(arrived, threads);
-          auto work = [&]
+          WORKER_CALL(report, ready ? cudaSuccess : cudaErrorMemoryAllocation);
+          std::size_t bytes = 0;
+          WORKER_CALL(report, fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_results, rows * cols, stream));
+          WORKER_CALL(report, bytes <= temp_bytes ? cudaSuccess : cudaErrorInvalidValue);
+          WORKER_CALL(report, fold::DeviceReduce::Sum(d_temp, bytes, d_in, d_results, rows * cols, stream));
+          WORKER_CALL(report, fold::DeviceReduce::Max(nullptr, bytes, d_in, d_results + 1, rows * cols, stream));
+          WORKER_CALL(report, fold::DeviceReduce::Max(d_temp, bytes, d_in, d_results + 1, rows * cols, stream));
+          WORKER_CALL(report,
+                      fold::DeviceSegmentedReduce::Sum(nullptr, bytes, d_in, d_results + 2, rows, cols, stream));
+          WORKER_CALL(report, fold::DeviceSegmentedReduce::Sum(d_temp, bytes, d_in, d_results + 2, rows, cols, stream));
+          int* columns = d_results + 2 + rows;
+          WORKER_CALL(report, fold::DeviceReduceAxes::Sum(nullptr, bytes, d_in, columns, {rows, cols}, {0}, stream));
+          WORKER_CALL(report, fold::DeviceReduceAxes::Sum(d_temp, bytes, d_in, columns, {rows, cols}, {0}, stream));
+          std::vector<int> got(2 + rows + cols);
+          WORKER_CALL(report,
+                      cudaMemcpyAsync(got.data(), d_results, got.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
+          WORKER_CALL(report, cudaStreamSynchronize(stream));
+          int total = 0, max = values[0];
+          std::vector<int> row(rows, 0), column(cols, 0);
+          for (int r = 0; r < rows; ++r)
           {
-            WORKER_CALL(report, ready ? cudaSuccess : cudaErrorMemoryAllocation);
-            std::size_t bytes = 0;
-            WORKER_CALL(report, fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_results, rows * cols, stream));
-            WORKER_CALL(report, bytes <= temp_bytes ? cudaSuccess : cudaErrorInvalidValue);
-            WORKER_CALL(report, fold::DeviceReduce::Sum(d_temp, bytes, d_in, d_results, rows * cols, stream));
-            WORKER_CALL(report, fold::DeviceReduce::Max(nullptr, bytes, d_in, d_results + 1, rows * cols, stream));
-            WORKER_CALL(report, fold::DeviceReduce::Max(d_temp, bytes, d_in, d_results + 1, rows * cols, stream));
-            WORKER_CALL(report,
-                        fold::DeviceSegmentedReduce::Sum(nullptr, bytes, d_in, d_results + 2, rows, cols, stream));
-            WORKER_CALL(report,
-                        fold::DeviceSegmentedReduce::Sum(d_temp, bytes, d_in, d_results + 2, rows, cols, stream));
-            int* columns = d_results + 2 + rows;
-            WORKER_CALL(report, fold::DeviceReduceAxes::Sum(nullptr, bytes, d_in, columns, {rows, cols}, {0}, stream));
-            WORKER_CALL(report, fold::DeviceReduceAxes::Sum(d_temp, bytes, d_in, columns, {rows, cols}, {0}, stream));
-            std::vector<int> got(2 + rows + cols);
-            WORKER_CALL(
-                report,
-                cudaMemcpyAsync(got.data(), d_results, got.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
-            WORKER_CALL(report, cudaStreamSynchronize(stream));
-            int total = 0, max = values[0];
-            std::vector<int> row(rows, 0), column(cols, 0);
-            for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
             {
-              for (int c = 0; c < cols; ++c)
-              {
-                const int x = values[r * cols + c];
-                total += x;
-                max = std::max(max, x);
-                row[r] += x;
-                column[c] += x;
-              }
+              const int x = values[r * cols + c];
+              total += x;
+              max = std::max(max, x);
+              row[r] += x;
+              column[c] += x;
             }
-            expect_equal(report, got[0], total, "Sum");
-            expect_equal(report, got[1], max, "Max");
-            expect_equal(report, std::vector<int>(got.begin() + 2, got.begin() + 2 + rows) == row, true, "rows");
-            expect_equal(report, std::vector<int>(got.begin() + 2 + rows, got.end()) == column, true, "columns");
-          };
-          work();
-          cudaFree(d_in);
-          cudaFree(d_results);
-          cudaFree(d_temp);
-          cudaStreamDestroy(stream);
-        });
-  }
-  for (auto& thread : pool)
-  {
-    thread.join();
-  }
+          }
+          expect_equal(report, got[0], total, "Sum");
+          expect_equal(report, got[1], max, "Max");
+          expect_equal(report, std::vector<int>(got.begin() + 2, got.begin() + 2 + rows) == row, true, "rows");
+          expect_equal(report, std::vector<int>(got.begin() + 2 + rows, got.end()) == column, true, "columns");
+        };
+        work();
+        cudaFree(d_in);
+        cudaFree(d_results);
+        cudaFree(d_temp);
+        cudaStreamDestroy(stream);
+      });
   check_reports(reports, 4);
 }
 
@@ -206,137 +222,127 @@ TEST_CASE("8 threads, each with its own stream and storage, queue 1000 reduction
   constexpr int threads = 8;
   const int calls       = repetitions(); // a multiple of 4
   constexpr int max_n   = 1 << 21;
-  std::vector<Report> reports(threads);
-  std::atomic<int> arrived{0};
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-  {
-    pool.emplace_back(
-        [&, t]
+  const auto reports    = run_workers(
+      threads,
+      [&](int t, Report& report, auto wait_for_all)
+      {
+        const auto values = fold_test::random_values<int>(max_n, 1000 + t, fold_test::Values::small);
+        // Exact host answers for every prefix: sums, minima, first maxima.
+        std::vector<long long> sum(max_n + 1, 0);
+        std::vector<int> min(max_n + 1, 5), max(max_n + 1, 0), argmax(max_n + 1, -1);
+        for (int i = 0; i < max_n; ++i)
         {
-          Report& report    = reports[t];
-          const auto values = fold_test::random_values<int>(max_n, 1000 + t, fold_test::Values::small);
-          // Exact host answers for every prefix: sums, minima, first maxima.
-          std::vector<long long> sum(max_n + 1, 0);
-          std::vector<int> min(max_n + 1, 5), max(max_n + 1, 0), argmax(max_n + 1, -1);
-          for (int i = 0; i < max_n; ++i)
-          {
-            sum[i + 1]    = sum[i] + values[i];
-            min[i + 1]    = std::min(min[i], values[i]);
-            const bool up = values[i] > max[i];
-            max[i + 1]    = up ? values[i] : max[i];
-            argmax[i + 1] = up ? i : argmax[i];
-          }
-          // Sizes: log-uniform in [1, max_n], a different sequence per thread.
-          fold_test::Random random{static_cast<std::uint64_t>(t) + 77};
-          std::vector<int> sizes(calls);
-          for (int& n : sizes)
-          {
-            n = std::max(1, static_cast<int>(std::exp2(random.uniform() * 21)));
-          }
+          sum[i + 1]    = sum[i] + values[i];
+          min[i + 1]    = std::min(min[i], values[i]);
+          const bool up = values[i] > max[i];
+          max[i + 1]    = up ? values[i] : max[i];
+          argmax[i + 1] = up ? i : argmax[i];
+        }
+        // Sizes: log-uniform in [1, max_n], a different sequence per thread.
+        fold_test::Random random{static_cast<std::uint64_t>(t) + 77};
+        std::vector<int> sizes(calls);
+        for (int& n : sizes)
+        {
+          n = std::max(1, static_cast<int>(std::exp2(random.uniform() * 21)));
+        }
 
-          int* d_in             = nullptr;
-          int* d_out            = nullptr; // 2 ints per call
-          std::int64_t* d_index = nullptr;
-          void* d_temp          = nullptr;
-          // Thread 0 works on the per-thread default stream, the others on streams of their own.
-          cudaStream_t stream = cudaStreamPerThread;
-          auto work           = [&]
+        int* d_in             = nullptr;
+        int* d_out            = nullptr; // 2 ints per call
+        std::int64_t* d_index = nullptr;
+        void* d_temp          = nullptr;
+        // Thread 0 works on the per-thread default stream, the others on streams of their own.
+        cudaStream_t stream = cudaStreamPerThread;
+        auto work           = [&]
+        {
+          if (t > 0)
           {
-            if (t > 0)
-            {
-              WORKER_CALL(report, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-            }
-            WORKER_CALL(report, cudaMalloc(&d_in, max_n * sizeof(int)));
-            WORKER_CALL(report, cudaMalloc(&d_out, 2 * calls * sizeof(int)));
-            WORKER_CALL(report, cudaMalloc(&d_index, calls * sizeof(std::int64_t)));
-            WORKER_CALL(report, cudaMemset(d_out, 0, 2 * calls * sizeof(int))); // not every slot is written
-            WORKER_CALL(report, cudaMemset(d_index, 0, calls * sizeof(std::int64_t)));
-            WORKER_CALL(report, cudaMemcpy(d_in, values.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
-            // One allocation for every call: the size for the largest input of each algorithm (sizes never shrink
-            // as the input grows).
-            std::size_t bytes = 0, most = 0;
-            WORKER_CALL(report, fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, max_n, stream));
-            most = std::max(most, bytes);
-            WORKER_CALL(report, fold::DeviceReduce::Min(nullptr, bytes, d_in, d_out, max_n, stream));
-            most = std::max(most, bytes);
-            WORKER_CALL(report, fold::DeviceReduce::ArgMax(nullptr, bytes, d_in, d_out, d_index, max_n, stream));
-            most = std::max(most, bytes);
-            WORKER_CALL(report, fold::DeviceSegmentedReduce::Sum(nullptr, bytes, d_in, d_out, 2, max_n / 2, stream));
-            most = std::max(most, bytes);
-            WORKER_CALL(report, cudaMalloc(&d_temp, most));
-            WORKER_CALL(report, cudaMemsetAsync(d_temp, 0, most, stream)); // for initcheck (docs/errors.md)
-
-            arrive_and_wait(arrived, threads);
-            for (int i = 0; i < calls; ++i)
-            {
-              const int n = sizes[i];
-              int* out    = d_out + 2 * i;
-              switch (i % 4)
-              {
-              case 0:
-                WORKER_CALL(report, fold::DeviceReduce::Sum(d_temp, most, d_in, out, n, stream));
-                break;
-              case 1:
-                WORKER_CALL(report, fold::DeviceReduce::Min(d_temp, most, d_in, out, n, stream));
-                break;
-              case 2:
-                WORKER_CALL(report, fold::DeviceReduce::ArgMax(d_temp, most, d_in, out, d_index + i, n, stream));
-                break;
-              default:
-                WORKER_CALL(report, fold::DeviceSegmentedReduce::Sum(d_temp, most, d_in, out, 2, n / 2, stream));
-                break;
-              }
-            }
-            std::vector<int> got(2 * calls);
-            std::vector<std::int64_t> index(calls);
-            WORKER_CALL(report,
-                        cudaMemcpyAsync(got.data(), d_out, got.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
-            WORKER_CALL(
-                report,
-                cudaMemcpyAsync(index.data(), d_index, calls * sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
-            WORKER_CALL(report, cudaStreamSynchronize(stream));
-            for (int i = 0; i < calls; ++i)
-            {
-              const int n            = sizes[i];
-              const std::string what = "call " + std::to_string(i) + ", n " + std::to_string(n);
-              switch (i % 4)
-              {
-              case 0:
-                expect_equal(report, static_cast<long long>(got[2 * i]), sum[n], what + " Sum");
-                break;
-              case 1:
-                expect_equal(report, got[2 * i], min[n], what + " Min");
-                break;
-              case 2:
-                expect_equal(report, got[2 * i], max[n], what + " ArgMax value");
-                expect_equal(report, index[i], static_cast<std::int64_t>(argmax[n]), what + " ArgMax index");
-                break;
-              default:
-              {
-                const int half = n / 2;
-                expect_equal(report, static_cast<long long>(got[2 * i]), sum[half], what + " segment 0");
-                expect_equal(
-                    report, static_cast<long long>(got[2 * i + 1]), sum[2 * half] - sum[half], what + " segment 1");
-              }
-              }
-            }
-          };
-          work();
-          cudaFree(d_in);
-          cudaFree(d_out);
-          cudaFree(d_index);
-          cudaFree(d_temp);
-          if (t > 0 && stream != cudaStreamPerThread)
-          {
-            cudaStreamDestroy(stream);
+            WORKER_CALL(report, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
           }
-        });
-  }
-  for (auto& thread : pool)
-  {
-    thread.join();
-  }
+          WORKER_CALL(report, cudaMalloc(&d_in, max_n * sizeof(int)));
+          WORKER_CALL(report, cudaMalloc(&d_out, 2 * calls * sizeof(int)));
+          WORKER_CALL(report, cudaMalloc(&d_index, calls * sizeof(std::int64_t)));
+          WORKER_CALL(report, cudaMemset(d_out, 0, 2 * calls * sizeof(int))); // not every slot is written
+          WORKER_CALL(report, cudaMemset(d_index, 0, calls * sizeof(std::int64_t)));
+          WORKER_CALL(report, cudaMemcpy(d_in, values.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
+          // One allocation for every call: the size for the largest input of each algorithm (sizes never shrink
+          // as the input grows).
+          std::size_t bytes = 0, most = 0;
+          WORKER_CALL(report, fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, max_n, stream));
+          most = std::max(most, bytes);
+          WORKER_CALL(report, fold::DeviceReduce::Min(nullptr, bytes, d_in, d_out, max_n, stream));
+          most = std::max(most, bytes);
+          WORKER_CALL(report, fold::DeviceReduce::ArgMax(nullptr, bytes, d_in, d_out, d_index, max_n, stream));
+          most = std::max(most, bytes);
+          WORKER_CALL(report, fold::DeviceSegmentedReduce::Sum(nullptr, bytes, d_in, d_out, 2, max_n / 2, stream));
+          most = std::max(most, bytes);
+          WORKER_CALL(report, cudaMalloc(&d_temp, most));
+          WORKER_CALL(report, cudaMemsetAsync(d_temp, 0, most, stream)); // for initcheck (docs/errors.md)
+
+          wait_for_all();
+          for (int i = 0; i < calls; ++i)
+          {
+            const int n = sizes[i];
+            int* out    = d_out + 2 * i;
+            switch (i % 4)
+            {
+            case 0:
+              WORKER_CALL(report, fold::DeviceReduce::Sum(d_temp, most, d_in, out, n, stream));
+              break;
+            case 1:
+              WORKER_CALL(report, fold::DeviceReduce::Min(d_temp, most, d_in, out, n, stream));
+              break;
+            case 2:
+              WORKER_CALL(report, fold::DeviceReduce::ArgMax(d_temp, most, d_in, out, d_index + i, n, stream));
+              break;
+            default:
+              WORKER_CALL(report, fold::DeviceSegmentedReduce::Sum(d_temp, most, d_in, out, 2, n / 2, stream));
+              break;
+            }
+          }
+          std::vector<int> got(2 * calls);
+          std::vector<std::int64_t> index(calls);
+          WORKER_CALL(report,
+                      cudaMemcpyAsync(got.data(), d_out, got.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
+          WORKER_CALL(
+              report,
+              cudaMemcpyAsync(index.data(), d_index, calls * sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
+          WORKER_CALL(report, cudaStreamSynchronize(stream));
+          for (int i = 0; i < calls; ++i)
+          {
+            const int n            = sizes[i];
+            const std::string what = "call " + std::to_string(i) + ", n " + std::to_string(n);
+            switch (i % 4)
+            {
+            case 0:
+              expect_equal(report, static_cast<long long>(got[2 * i]), sum[n], what + " Sum");
+              break;
+            case 1:
+              expect_equal(report, got[2 * i], min[n], what + " Min");
+              break;
+            case 2:
+              expect_equal(report, got[2 * i], max[n], what + " ArgMax value");
+              expect_equal(report, index[i], static_cast<std::int64_t>(argmax[n]), what + " ArgMax index");
+              break;
+            default:
+            {
+              const int half = n / 2;
+              expect_equal(report, static_cast<long long>(got[2 * i]), sum[half], what + " segment 0");
+              expect_equal(
+                  report, static_cast<long long>(got[2 * i + 1]), sum[2 * half] - sum[half], what + " segment 1");
+            }
+            }
+          }
+        };
+        work();
+        cudaFree(d_in);
+        cudaFree(d_out);
+        cudaFree(d_index);
+        cudaFree(d_temp);
+        if (t > 0 && stream != cudaStreamPerThread)
+        {
+          cudaStreamDestroy(stream);
+        }
+      });
   check_reports(reports, calls / 4 * 6);
 }
 
