@@ -547,15 +547,15 @@ struct PackedArgReduction
 
   //! The rank: 32 bits for values of up to 32 bits, 64 otherwise.
   using RankT = std::conditional_t<sizeof(ValueT) <= 4, std::uint32_t, std::uint64_t>;
-  //! A packed pair.
-  using PackedPair = std::conditional_t<sizeof(ValueT) <= 4, std::uint64_t, PackedPair96>;
+  //! One packed pair: a `uint64_t` for values of up to 32 bits, a `PackedPair96` for 64-bit ones.
+  using PackedPair                = std::conditional_t<sizeof(ValueT) <= 4, std::uint64_t, PackedPair96>;
+  static constexpr RankT sign_bit = RankT{1} << (8 * sizeof(RankT) - 1);
 
   //! A number that orders values as the operator does: higher first. Signed values (sign-extended) get their
   //! sign bit flipped, so that unsigned order is their order; ArgMin's ranks are complemented.
   FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr RankT rank(ValueT v)
   {
-    constexpr RankT sign_bit = RankT{1} << (8 * sizeof(RankT) - 1);
-    RankT r                  = static_cast<RankT>(v);
+    RankT r = static_cast<RankT>(v);
     if constexpr (std::is_signed_v<ValueT>)
     {
       r = static_cast<RankT>(static_cast<std::make_signed_t<RankT>>(v)) ^ sign_bit;
@@ -566,8 +566,7 @@ struct PackedArgReduction
   //! The value of rank `r`.
   FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr ValueT unrank(RankT r)
   {
-    constexpr RankT sign_bit = RankT{1} << (8 * sizeof(RankT) - 1);
-    r                        = ForMax ? r : static_cast<RankT>(~r);
+    r = ForMax ? r : static_cast<RankT>(~r);
     if constexpr (std::is_signed_v<ValueT>)
     {
       return static_cast<ValueT>(static_cast<std::make_signed_t<RankT>>(r ^ sign_bit));
