@@ -27,6 +27,7 @@
 #include <fold/fold.cuh>
 
 #include "bench_common.cuh"
+#include "bench_forced.cuh"
 
 #include <benchmark/benchmark.h>
 #include <cub/device/device_reduce.cuh>
@@ -119,9 +120,7 @@ public:
     BENCH_CHECK(cudaMalloc(&out_, 2 * sizeof(T)));
     BENCH_CHECK(cudaMalloc(&index_, 2 * sizeof(std::int64_t)));
     std::size_t fold_bytes = 0, cub_bytes = 0;
-    fold::detail::dispatch_override = {fold::detail::ReducePath::two_pass, 0, 4}; // the most storage the sweep needs
     BENCH_CHECK(fold_call(nullptr, fold_bytes, 0, 0));
-    fold::detail::dispatch_override = {};
     BENCH_CHECK(cub_call(nullptr, cub_bytes, 0, 0));
     fold_bytes_ = fold_bytes;
     cub_bytes_  = cub_bytes;
@@ -139,6 +138,25 @@ public:
   }
 
   cudaError_t fold(int slice, cudaStream_t stream) { return fold_call(fold_temp_, fold_bytes_, slice, stream); }
+  //! fold under the sweep's forced hooks (`bench::forced`); call `reserve_for_sweep` first.
+  cudaError_t fold_forced(int slice, cudaStream_t stream)
+  {
+    return fold_call(fold_temp_, fold_bytes_, slice, stream, bench::forced);
+  }
+  //! Grows fold's storage to the most any forced variant needs (two-pass at 4 waves).
+  void reserve_for_sweep()
+  {
+    std::size_t bytes   = 0;
+    bench::forced_hooks = {fold::detail::ReducePath::two_pass, 0, 4};
+    BENCH_CHECK(fold_call(nullptr, bytes, 0, 0, bench::forced));
+    bench::forced_hooks = {};
+    if (bytes > fold_bytes_)
+    {
+      BENCH_CHECK(cudaFree(fold_temp_));
+      BENCH_CHECK(cudaMalloc(&fold_temp_, bytes));
+      fold_bytes_ = bytes;
+    }
+  }
   cudaError_t cub(int slice, cudaStream_t stream) { return cub_call(cub_temp_, cub_bytes_, slice, stream); }
   int slices() const { return slices_; }
 
@@ -176,19 +194,21 @@ public:
 private:
   const T* input(int slice) const { return pool_ + static_cast<std::size_t>(slice) * stride_; }
 
-  cudaError_t fold_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream)
+  //! fold's call; `option` replaces fold's default trailing argument (not for `sum_gpu_to_gpu`, which has its own).
+  template <typename OptionT = fold::run_to_run_t>
+  cudaError_t fold_call(void* temp, std::size_t& bytes, int slice, cudaStream_t stream, OptionT option = {})
   {
     const T* in = input(slice);
     if constexpr (O == Op::sum)
-      return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream);
+      return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream, option);
     else if constexpr (O == Op::min)
-      return fold::DeviceReduce::Min(temp, bytes, in, out_, n_, stream);
+      return fold::DeviceReduce::Min(temp, bytes, in, out_, n_, stream, option);
     else if constexpr (O == Op::argmax)
-      return fold::DeviceReduce::ArgMax(temp, bytes, in, out_, index_, n_, stream);
+      return fold::DeviceReduce::ArgMax(temp, bytes, in, out_, index_, n_, stream, option);
     else if constexpr (O == Op::custom)
-      return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream);
+      return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream, option);
     else if constexpr (O == Op::custom_commutative)
-      return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, fold::commutative(CustomSum{}), T{}, stream);
+      return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, fold::commutative(CustomSum{}), T{}, stream, option);
     else
       return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream, fold::gpu_to_gpu);
   }
@@ -374,7 +394,7 @@ struct SweepVariant
 {
   const char* name;
   bool cub;
-  fold::detail::DispatchOverride forced;
+  fold::detail::DispatchHooks forced;
   bool legacy_stream;
 };
 
@@ -386,13 +406,13 @@ double sweep_seconds(Case<T, O>& c, std::size_t n, Mode mode, const SweepVariant
   {
     return 0;
   }
-  const cudaStream_t stream       = bench_stream;
-  bench_stream                    = v.legacy_stream ? nullptr : stream;
-  fold::detail::dispatch_override = v.forced;
-  double t                        = 0;
+  const cudaStream_t stream = bench_stream;
+  bench_stream              = v.legacy_stream ? nullptr : stream;
+  bench::forced_hooks       = v.forced;
+  double t                  = 0;
   {
-    auto timed =
-        sampler([&](int s, cudaStream_t st) { return v.cub ? c.cub(s, st) : c.fold(s, st); }, c.slices(), n, mode);
+    auto timed = sampler(
+        [&](int s, cudaStream_t st) { return v.cub ? c.cub(s, st) : c.fold_forced(s, st); }, c.slices(), n, mode);
     std::vector<double> samples;
     for (int r = 0; r < samples_per_case(n, mode); ++r)
     {
@@ -401,8 +421,8 @@ double sweep_seconds(Case<T, O>& c, std::size_t n, Mode mode, const SweepVariant
     BENCH_CHECK(timed.status());
     t = bench::median(samples);
   }
-  fold::detail::dispatch_override = {};
-  bench_stream                    = stream;
+  bench::forced_hooks = {};
+  bench_stream        = stream;
   return t;
 }
 
@@ -428,6 +448,7 @@ void sweep_one()
     if (n * sizeof(T) > facts.memory / 3)
       continue;
     Case<T, O> c(n, bench::slices_for(facts, n * sizeof(T)));
+    c.reserve_for_sweep();
     const bool one_tile_too = log2 <= 17; // a single block over more than a few tiles only gets slower
     for (Mode mode : {Mode::kernel, Mode::stream, Mode::graph})
     {

@@ -9,6 +9,7 @@
 #include <fold/fold.cuh>
 
 #include "bench_common.cuh"
+#include "bench_forced.cuh"
 
 #include <cub/device/device_reduce.cuh>
 
@@ -84,18 +85,18 @@ void sweep(const bench::DeviceFacts& facts, int max_log2)
     BENCH_CHECK(cudaMalloc(&out, sizeof(T)));
     bench::fill(pool, stride * slices, 99 + n);
     // Storage for the largest need of every variant (two-pass at 4 waves is the most).
-    std::size_t temp_bytes          = 0;
-    fold::detail::dispatch_override = {fold::detail::ReducePath::two_pass, 0, 4};
+    std::size_t temp_bytes = 0;
+    bench::forced_hooks    = {fold::detail::ReducePath::two_pass, 0, 4};
     (
         [&]
         {
           std::size_t b = 0;
-          BENCH_CHECK(fold_sum<TuningTs>(nullptr, b, pool, out, n, stream));
+          BENCH_CHECK(fold_sum<bench::Forced<TuningTs>>(nullptr, b, pool, out, n, stream));
           temp_bytes = std::max(temp_bytes, b);
         }(),
         ...);
-    fold::detail::dispatch_override = {};
-    std::size_t cub_bytes           = 0;
+    bench::forced_hooks   = {};
+    std::size_t cub_bytes = 0;
     BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, pool, out, static_cast<std::int64_t>(n), stream));
     void* temp = nullptr;
     BENCH_CHECK(cudaMalloc(&temp, std::max(temp_bytes, cub_bytes)));
@@ -122,7 +123,7 @@ void sweep(const bench::DeviceFacts& facts, int max_log2)
             for (fold::detail::ReducePath path :
                  {fold::detail::ReducePath::automatic, fold::detail::ReducePath::single_pass})
             {
-              fold::detail::dispatch_override = {path, 0, path == fold::detail::ReducePath::automatic ? 0 : 1};
+              bench::forced_hooks = {path, 0, path == fold::detail::ReducePath::automatic ? 0 : 1};
               std::printf(" %s%s %.2f",
                           TuningTs::name().c_str(),
                           path == fold::detail::ReducePath::automatic ? "" : "-1pass",
@@ -130,12 +131,12 @@ void sweep(const bench::DeviceFacts& facts, int max_log2)
                               [&](int s, cudaStream_t st)
                               {
                                 std::size_t b = temp_bytes;
-                                return fold_sum<TuningTs>(temp, b, pool + s * stride, out, n, st);
+                                return fold_sum<bench::Forced<TuningTs>>(temp, b, pool + s * stride, out, n, st);
                               },
                               slices,
                               n,
                               graph));
-              fold::detail::dispatch_override = {};
+              bench::forced_hooks = {};
             }
           }(),
           ...);

@@ -9,7 +9,8 @@
 
 #include <cstdint>
 
-namespace fold::precompiled
+FOLD_VERSION_NAMESPACE_BEGIN
+namespace precompiled
 {
 
 template <typename T>
@@ -71,7 +72,8 @@ cudaError_t DeviceReduce::ArgMax(void* d_temp_storage,
       d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream);
 }
 
-} // namespace fold::precompiled
+} // namespace precompiled
+FOLD_VERSION_NAMESPACE_END
 
 // Applies INSTANTIATE(T) to every type <fold/precompiled.h> promises.
 #define FOLD_INSTANTIATE_FOR_TYPES(INSTANTIATE)                                                                        \

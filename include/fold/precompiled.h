@@ -10,6 +10,8 @@
 //! `fold::DeviceReduce` (`<fold/device/device_reduce.cuh>`); `num_items` is an `int64_t`.
 #pragma once
 
+#include <fold/version.h>
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
@@ -17,7 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace fold::precompiled
+FOLD_VERSION_NAMESPACE_BEGIN
+namespace precompiled
 {
 
 struct DeviceReduce
@@ -70,4 +73,5 @@ struct DeviceReduce
                             cudaStream_t stream = 0);
 };
 
-} // namespace fold::precompiled
+} // namespace precompiled
+FOLD_VERSION_NAMESPACE_END

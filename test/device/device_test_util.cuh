@@ -18,7 +18,8 @@ namespace fold_test
 template <typename ReductionOpT, typename T, typename AccumT = T>
 int tile_items()
 {
-  return fold::reduce_tile_shape<const T*, AccumT, fold::DefaultTuning, ReductionOpT>(current_ptx_version()).tile_items;
+  return fold::detail::reduce_tile_shape<const T*, AccumT, fold::DefaultTuning, ReductionOpT>(current_ptx_version())
+      .tile_items;
 }
 
 inline int sm_count()
@@ -29,14 +30,46 @@ inline int sm_count()
   return sms;
 }
 
-//! Forces the dispatch of this host thread (path, grid cap, waves) for the lifetime of the object.
+//! What `ForceDispatch` forces on this host thread, and how many dispatches have read it since.
+struct ForcedState
+{
+  fold::detail::DispatchHooks hooks{};
+  int reads = 0;
+};
+inline thread_local ForcedState forced_state{};
+
+//! A tuning with `BaseT`'s policy whose dispatch hooks are what `ForceDispatch` set on this host thread: how a
+//! test forces a path, a grid or a list cap, through the call's trailing argument (`fold_test::forced`), as cub's
+//! tests pass a custom policy. The library itself holds no such state.
+template <typename BaseT = fold::DefaultTuning>
+struct Forced
+{
+  __host__ __device__ static constexpr fold::ReducePolicy policy(int arch) { return BaseT::policy(arch); }
+  static fold::detail::DispatchHooks hooks()
+  {
+    ++forced_state.reads;
+    return forced_state.hooks;
+  }
+};
+
+//! The trailing argument of a call that `ForceDispatch` forces.
+inline constexpr fold::tuned_t<Forced<>> forced{};
+
+//! Forces the dispatches of this host thread that run under `Forced` for the lifetime of the object, and checks
+//! at the end that at least one did (a call without `fold_test::forced` would silently run unforced).
 struct ForceDispatch
 {
+  explicit ForceDispatch(fold::detail::DispatchHooks hooks) { forced_state = {hooks, 0}; }
   explicit ForceDispatch(fold::detail::ReducePath path, int max_grid = 0, int waves = 0)
+      : ForceDispatch(fold::detail::DispatchHooks{path, max_grid, waves})
   {
-    fold::detail::dispatch_override = {path, max_grid, waves};
   }
-  ~ForceDispatch() { fold::detail::dispatch_override = {}; }
+  ~ForceDispatch()
+  {
+    const int reads = forced_state.reads;
+    forced_state    = {};
+    CHECK(reads > 0);
+  }
   ForceDispatch(const ForceDispatch&)            = delete;
   ForceDispatch& operator=(const ForceDispatch&) = delete;
 };
@@ -88,7 +121,7 @@ template <typename AccumT, typename OutputT, typename InputT>
 double sum_error_bound(std::size_t n, const SumReference& reference)
 {
   const auto shape =
-      fold::reduce_tile_shape<const InputT*, AccumT, fold::DefaultTuning, fold::Sum>(current_ptx_version());
+      fold::detail::reduce_tile_shape<const InputT*, AccumT, fold::DefaultTuning, fold::Sum>(current_ptx_version());
   const double depth = shape.items_per_thread + static_cast<double>(n) / (sm_count() * shape.block_threads) +
                        2 * std::log2(static_cast<double>(n) + 2) + 64;
   double bound = depth * unit_roundoff<AccumT>() * reference.magnitude;

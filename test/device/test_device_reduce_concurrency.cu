@@ -365,17 +365,24 @@ TEST_CASE("A captured graph of every algorithm replayed 1000 times", "[device][c
   int* r                                                             = results.get();
   const std::vector<std::pair<fold::detail::ReducePath, Call>> calls = {
       {fold::detail::ReducePath::single_pass,
-       [&](void* t, std::size_t& b) { return fold::DeviceReduce::Sum(t, b, in.get(), r, n, stream); }},
+       [&](void* t, std::size_t& b)
+       { return fold::DeviceReduce::Sum(t, b, in.get(), r, n, stream, fold_test::forced); }},
       {fold::detail::ReducePath::two_pass,
-       [&](void* t, std::size_t& b) { return fold::DeviceReduce::Sum(t, b, in.get(), r + 1, n, stream); }},
-      {fold::detail::ReducePath::automatic,
-       [&](void* t, std::size_t& b) { return fold::DeviceReduce::Sum(t, b, in.get(), r + 2, small, stream); }},
+       [&](void* t, std::size_t& b)
+       { return fold::DeviceReduce::Sum(t, b, in.get(), r + 1, n, stream, fold_test::forced); }},
       {fold::detail::ReducePath::automatic,
        [&](void* t, std::size_t& b)
-       { return fold::DeviceSegmentedReduce::Sum(t, b, in.get(), r + 3, segments, n / segments, stream); }},
+       { return fold::DeviceReduce::Sum(t, b, in.get(), r + 2, small, stream, fold_test::forced); }},
       {fold::detail::ReducePath::automatic,
        [&](void* t, std::size_t& b) {
-         return fold::DeviceReduceAxes::Sum(t, b, in.get(), r + 3 + segments, {n / cols, cols}, {0}, stream);
+         return fold::DeviceSegmentedReduce::Sum(
+             t, b, in.get(), r + 3, segments, n / segments, stream, fold_test::forced);
+       }},
+      {fold::detail::ReducePath::automatic,
+       [&](void* t, std::size_t& b)
+       {
+         return fold::DeviceReduceAxes::Sum(
+             t, b, in.get(), r + 3 + segments, {n / cols, cols}, {0}, stream, fold_test::forced);
        }},
   };
   std::vector<std::unique_ptr<DeviceBuffer<unsigned char>>> storage;

@@ -38,14 +38,19 @@ Results<T> reduce_all(const std::vector<T>& values, ReducePath path, int max_gri
   d_values.poison();
   d_index.poison();
   using fold::DeviceReduce;
-  fold_test::two_call([&](void* t, std::size_t& b) { return DeviceReduce::Min(t, b, d_in.get(), d_values.get(), n); });
   fold_test::two_call([&](void* t, std::size_t& b)
-                      { return DeviceReduce::Max(t, b, d_in.get(), d_values.get() + 1, n); });
+                      { return DeviceReduce::Min(t, b, d_in.get(), d_values.get(), n, 0, fold_test::forced); });
   fold_test::two_call([&](void* t, std::size_t& b)
-                      { return DeviceReduce::ArgMin(t, b, d_in.get(), d_values.get() + 2, d_index.get(), n); });
+                      { return DeviceReduce::Max(t, b, d_in.get(), d_values.get() + 1, n, 0, fold_test::forced); });
+  fold_test::two_call(
+      [&](void* t, std::size_t& b)
+      { return DeviceReduce::ArgMin(t, b, d_in.get(), d_values.get() + 2, d_index.get(), n, 0, fold_test::forced); });
+  fold_test::two_call(
+      [&](void* t, std::size_t& b) {
+        return DeviceReduce::ArgMax(t, b, d_in.get(), d_values.get() + 3, d_index.get() + 1, n, 0, fold_test::forced);
+      });
   fold_test::two_call([&](void* t, std::size_t& b)
-                      { return DeviceReduce::ArgMax(t, b, d_in.get(), d_values.get() + 3, d_index.get() + 1, n); });
-  fold_test::two_call([&](void* t, std::size_t& b) { return DeviceReduce::Sum(t, b, d_in.get(), d_sum.get(), n); });
+                      { return DeviceReduce::Sum(t, b, d_in.get(), d_sum.get(), n, 0, fold_test::forced); });
   const auto v = d_values.to_host();
   const auto i = d_index.to_host();
   return {v[0], v[1], v[2], v[3], i[0], i[1], d_sum.front()};

@@ -104,8 +104,9 @@ OutT device_fold(InputIteratorT d_in, std::size_t n, OpT op, InitT init, ReduceP
   fold_test::ForceDispatch force(path, max_grid);
   fold_test::DeviceBuffer<OutT> d_out(1);
   d_out.poison();
-  fold_test::two_call([&](void* temp, std::size_t& bytes)
-                      { return fold::DeviceReduce::Reduce(temp, bytes, d_in, d_out.get(), n, op, init); });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      { return fold::DeviceReduce::Reduce(temp, bytes, d_in, d_out.get(), n, op, init, 0, fold_test::forced); });
   return d_out.front();
 }
 

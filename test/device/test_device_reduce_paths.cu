@@ -25,7 +25,7 @@ T sum_with(ReducePath path, int max_grid, const T* d_in, std::size_t n)
   fold_test::DeviceBuffer<T> d_out(1);
   d_out.poison();
   fold_test::two_call([&](void* temp, std::size_t& bytes)
-                      { return fold::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n); });
+                      { return fold::DeviceReduce::Sum(temp, bytes, d_in, d_out.get(), n, 0, fold_test::forced); });
   return d_out.front();
 }
 } // namespace
@@ -96,8 +96,10 @@ TEST_CASE("Single-pass ArgMax: first occurrence at every grid size", "[device][p
       fold_test::DeviceBuffer<std::int64_t> d_index(1);
       d_index.poison();
       fold_test::two_call(
-          [&](void* temp, std::size_t& bytes)
-          { return fold::DeviceReduce::ArgMax(temp, bytes, d_in.get(), d_max.get(), d_index.get(), n); });
+          [&](void* temp, std::size_t& bytes) {
+            return fold::DeviceReduce::ArgMax(
+                temp, bytes, d_in.get(), d_max.get(), d_index.get(), n, 0, fold_test::forced);
+          });
       CHECK(d_index.front() == static_cast<std::int64_t>(expected));
     }
   }

@@ -4,6 +4,8 @@
 // fold::gpu_to_gpu also under every policy of the chain (run here on one GPU) and under a tuning whose tile
 // differs. And the wider accumulators: 16-bit floats sum in float, 8-bit integers in int.
 #include <fold/device/device_reduce.cuh>
+#include <fold/device/device_reduce_axes.cuh>
+#include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
 #include "test_util.cuh"
@@ -58,7 +60,7 @@ template <typename T>
 accum_t<T> sum_forced(const T* d_in, std::size_t n, ReducePath path, int max_grid, int waves = 0)
 {
   fold_test::ForceDispatch force(path, max_grid, waves);
-  return sum_under<fold::DefaultTuning>(d_in, n);
+  return sum_under<fold_test::Forced<>>(d_in, n);
 }
 
 //! A tuning that pins the policy of one architecture of the chain, whatever the device.
@@ -210,6 +212,67 @@ TEST_CASE("gpu_to_gpu: double and half sums under the chain's extremes", "[devic
     const float canonical = sum_under<fold::CanonicalTuning<>>(d_in.get(), n);
     CHECK(fold_test::same_bits(sum_under<fold::CanonicalTuning<AtArch<600>>>(d_in.get(), n), canonical));
     CHECK(fold_test::same_bits(sum_under<fold::CanonicalTuning<OddTile>>(d_in.get(), n), canonical));
+  }
+}
+
+namespace
+{
+//! Segmented float sums over segments of every length class, and axis sums over the rows and the columns, all
+//! under the trailing `option`.
+template <typename OptionT>
+std::vector<float> segmented_and_axes(const fold_test::DeviceBuffer<float>& d_in,
+                                      const std::vector<std::int64_t>& offsets,
+                                      std::int64_t rows,
+                                      std::int64_t cols,
+                                      OptionT option)
+{
+  const auto segments = static_cast<std::int64_t>(offsets.size()) - 1;
+  fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+  fold_test::DeviceBuffer<float> d_out(segments + rows + cols);
+  d_out.poison();
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return fold::DeviceSegmentedReduce::Sum(
+            temp, bytes, d_in.get(), d_out.get(), segments, d_offsets.get(), d_offsets.get() + 1, 0, option);
+      });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes) {
+        return fold::DeviceReduceAxes::Sum(
+            temp, bytes, d_in.get(), d_out.get() + segments, {rows, cols}, {1}, 0, option);
+      });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return fold::DeviceReduceAxes::Sum(
+            temp, bytes, d_in.get(), d_out.get() + segments + rows, {rows, cols}, {0}, 0, option);
+      });
+  return d_out.to_host();
+}
+} // namespace
+
+TEST_CASE("gpu_to_gpu: segmented and axis sums give the same bits under every policy of the chain",
+          "[device][reproducible][segmented]")
+{
+  // Lengths of every class: empty, lane groups, warps, blocks and segments split into units.
+  std::vector<std::int64_t> offsets{0};
+  for (std::int64_t length : {0, 1, 3, 17, 100, 129, 1000, 5000, 70'000, 1'000'003, 3'000'017, 2, 0, 513})
+  {
+    offsets.push_back(offsets.back() + length);
+  }
+  const std::int64_t n = offsets.back(), cols = 1000, rows = n / cols;
+  const auto values = fold_test::random_values<float>(n, 31, fold_test::Values::full_range);
+  fold_test::DeviceBuffer<float> d_in(values);
+  const std::vector<float> canonical = segmented_and_axes(d_in, offsets, rows, cols, fold::gpu_to_gpu);
+  const std::vector<float> at_600 =
+      segmented_and_axes(d_in, offsets, rows, cols, fold::tuned<fold::CanonicalTuning<AtArch<600>>>);
+  const std::vector<float> odd =
+      segmented_and_axes(d_in, offsets, rows, cols, fold::tuned<fold::CanonicalTuning<OddTile>>);
+  for (std::size_t i = 0; i < canonical.size(); ++i)
+  {
+    INFO("output " << i << " of " << offsets.size() - 1 << " segments, " << rows << " rows, " << cols << " columns");
+    CHECK(fold_test::same_bits(canonical[i], at_600[i]));
+    CHECK(fold_test::same_bits(canonical[i], odd[i]));
   }
 }
 

@@ -23,8 +23,8 @@ using fold::detail::SegmentClasses;
 template <typename T, typename AccumT = T>
 SegmentClasses classes()
 {
-  return SegmentClasses::make(fold::segmented_policy(),
-                              fold::reduce_tile_shape<const T*, AccumT>(fold_test::current_ptx_version()));
+  return SegmentClasses::make(fold::detail::segmented_policy(),
+                              fold::detail::reduce_tile_shape<const T*, AccumT>(fold_test::current_ptx_version()));
 }
 
 //! Segment lengths of every class of `sizes`, and each class's edges, in a seeded random order.
@@ -96,8 +96,8 @@ double segment_bound(std::int64_t length, double magnitude, double unit)
 
 //! fold's and cub's segmented sums of `segments` over `values`, checked against the host; with `OffsetT`
 //! offsets. Returns fold's results.
-template <typename T, typename OffsetT>
-std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments)
+template <typename T, typename OffsetT, typename OptionT = fold::run_to_run_t>
+std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments, OptionT option = {})
 {
   const auto n = static_cast<std::int64_t>(segments.begins.size());
   fold_test::DeviceBuffer<T> d_in(values);
@@ -107,8 +107,10 @@ std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments
   d_out.poison();
   d_cub.poison();
   fold_test::two_call(
-      [&](void* temp, std::size_t& bytes) {
-        return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get(), d_out.get(), n, d_begins.get(), d_ends.get());
+      [&](void* temp, std::size_t& bytes)
+      {
+        return fold::DeviceSegmentedReduce::Sum(
+            temp, bytes, d_in.get(), d_out.get(), n, d_begins.get(), d_ends.get(), 0, option);
       });
   fold_test::two_call(
       [&](void* temp, std::size_t& bytes) {
@@ -197,9 +199,13 @@ TEST_CASE("Segmented sums do not depend on how large segments are scheduled", "[
   const std::vector<float> spread = check_sums<float, std::int64_t>(values, segments);
   for (int cap : {1, 3, 6})
   {
-    fold::detail::dispatch_override.max_listed_segments = cap;
-    const std::vector<float> capped                     = check_sums<float, std::int64_t>(values, segments);
-    fold::detail::dispatch_override                     = {};
+    std::vector<float> capped;
+    {
+      fold::detail::DispatchHooks hooks;
+      hooks.max_listed_segments = cap;
+      fold_test::ForceDispatch force(hooks);
+      capped = check_sums<float, std::int64_t>(values, segments, fold_test::forced);
+    }
     INFO("at most " << cap << " large segments spread");
     for (std::size_t i = 0; i < spread.size(); ++i)
     {
@@ -258,16 +264,28 @@ TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][se
   fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
   for (int cap : {0, 1})
   {
-    fold::detail::dispatch_override.max_listed_segments = cap;
-    d_out.poison();
-    fold_test::two_call(
-        [&](void* temp, std::size_t& bytes)
-        {
-          return fold::DeviceSegmentedReduce::Reduce(
-              temp, bytes, d_in.get(), d_out.get(), n, d_begins.get(), d_ends.get(), fold_test::MatMul{}, init);
-        });
-    fold::detail::dispatch_override = {};
-    const auto out                  = d_out.to_host();
+    fold::detail::DispatchHooks hooks;
+    hooks.max_listed_segments = cap;
+    {
+      fold_test::ForceDispatch force(hooks);
+      d_out.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          {
+            return fold::DeviceSegmentedReduce::Reduce(temp,
+                                                       bytes,
+                                                       d_in.get(),
+                                                       d_out.get(),
+                                                       n,
+                                                       d_begins.get(),
+                                                       d_ends.get(),
+                                                       fold_test::MatMul{},
+                                                       init,
+                                                       0,
+                                                       fold_test::forced);
+          });
+    }
+    const auto out = d_out.to_host();
     for (std::int64_t i = 0; i < n; ++i)
     {
       INFO("segment " << i << " of length " << segments.ends[i] - segments.begins[i] << ", cap " << cap);

@@ -136,7 +136,7 @@ void check_extrema(const std::vector<float>& values, const std::vector<std::int6
 TEST_CASE("Segmented Min/Max/ArgMin/ArgMax of every size class, with ties, against the host and cub",
           "[device][segmented]")
 {
-  const auto shape = fold::reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, std::int32_t>>(
+  const auto shape = fold::detail::reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, std::int32_t>>(
       fold_test::current_ptx_version());
   const auto offsets = offsets_of_every_class(3, 64ll * shape.tile_items);
   const auto values  = fold_test::random_values<float>(offsets.back(), 4, fold_test::Values::few);
@@ -146,7 +146,7 @@ TEST_CASE("Segmented Min/Max/ArgMin/ArgMax of every size class, with ties, again
 
 TEST_CASE("Segmented Min/Max/ArgMin/ArgMax: NaN first, -0.0 below +0.0", "[device][segmented][float]")
 {
-  const auto shape = fold::reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, std::int32_t>>(
+  const auto shape = fold::detail::reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, std::int32_t>>(
       fold_test::current_ptx_version());
   const auto offsets = offsets_of_every_class(5, 64ll * shape.tile_items);
   auto values        = fold_test::random_values<float>(offsets.back(), 6, fold_test::Values::full_range);

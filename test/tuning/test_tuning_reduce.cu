@@ -60,12 +60,12 @@ TEST_CASE("gpu_to_gpu: every architecture gets the canonical tree and keeps its 
     INFO("arch " << entry.arch);
     const fold::ReducePolicy own       = entry.policy;
     const fold::ReducePolicy canonical = fold::CanonicalTuning<>::policy(entry.arch);
-    CHECK(canonical.block_threads == fold::canonical_tree.block_threads);
-    CHECK(canonical.items_per_thread == fold::canonical_tree.items_per_thread);
-    CHECK(canonical.commutative_items_per_thread == fold::canonical_tree.commutative_items_per_thread);
-    CHECK(canonical.vector_bytes == fold::canonical_tree.vector_bytes);
-    CHECK(canonical.block_algorithm == fold::canonical_tree.block_algorithm);
-    CHECK(canonical.max_units == fold::canonical_tree.max_units);
+    CHECK(canonical.block_threads == fold::detail::canonical_tree.block_threads);
+    CHECK(canonical.items_per_thread == fold::detail::canonical_tree.items_per_thread);
+    CHECK(canonical.commutative_items_per_thread == fold::detail::canonical_tree.commutative_items_per_thread);
+    CHECK(canonical.vector_bytes == fold::detail::canonical_tree.vector_bytes);
+    CHECK(canonical.block_algorithm == fold::detail::canonical_tree.block_algorithm);
+    CHECK(canonical.max_units == fold::detail::canonical_tree.max_units);
     CHECK(canonical.oversubscription == own.oversubscription);
     CHECK(canonical.one_wave_max_mib == own.one_wave_max_mib);
     CHECK(canonical.single_pass_blocks_per_sm == own.single_pass_blocks_per_sm);
@@ -81,11 +81,11 @@ TEST_CASE("gpu_to_gpu: every architecture gets the canonical tree and keeps its 
     }
   };
   constexpr auto odd = fold::CanonicalTuning<Odd>::policy(900);
-  CHECK(odd.block_threads == fold::canonical_tree.block_threads);
-  CHECK(odd.items_per_thread == fold::canonical_tree.items_per_thread);
-  CHECK(odd.commutative_items_per_thread == fold::canonical_tree.commutative_items_per_thread);
+  CHECK(odd.block_threads == fold::detail::canonical_tree.block_threads);
+  CHECK(odd.items_per_thread == fold::detail::canonical_tree.items_per_thread);
+  CHECK(odd.commutative_items_per_thread == fold::detail::canonical_tree.commutative_items_per_thread);
   CHECK(odd.min_blocks_per_sm == 4);
-  CHECK(odd.max_units == fold::canonical_tree.max_units);
+  CHECK(odd.max_units == fold::detail::canonical_tree.max_units);
 }
 
 TEST_CASE("the selector picks the highest entry not above the architecture", "[tuning]")
@@ -123,7 +123,7 @@ TEST_CASE("the selector picks the highest entry not above the architecture", "[t
 TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and split into whole vectors", "[tuning]")
 {
   const fold::ReducePolicy p = fold::select_reduce_policy(900);
-  const int cap              = fold::max_accumulator_bytes_per_thread / 4; // items of 4-byte accumulators
+  const int cap              = fold::detail::max_accumulator_bytes_per_thread / 4; // items of 4-byte accumulators
   for (int bytes : {1, 2, 4, 8, 16, 12, 24})
   {
     for (bool vectorizable : {false, true})
@@ -131,7 +131,7 @@ TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and
       for (bool commutative : {false, true})
       {
         INFO("item bytes " << bytes << ", vectorizable " << vectorizable << ", commutative " << commutative);
-        const fold::TileShape s = fold::make_tile_shape(p, bytes, vectorizable, 4, commutative);
+        const fold::detail::TileShape s = fold::detail::make_tile_shape(p, bytes, vectorizable, 4, commutative);
         // The commutative tile differs for 4-byte items only.
         const int items = commutative && bytes == 4 ? p.commutative_items_per_thread : p.items_per_thread;
         CHECK(s.block_threads == p.block_threads);
@@ -151,25 +151,27 @@ TEST_CASE("tile shapes keep the bytes per thread (up to the accumulator cap) and
     }
   }
   // Input type decides vectorisation: raw pointers of primitive types only.
-  CHECK(fold::reduce_tile_shape<const float*>(900).vector_items == 4);
-  CHECK(fold::reduce_tile_shape<const std::int8_t*>(900).vector_items == 16);
-  CHECK(fold::reduce_tile_shape<const double*>(900).vector_items == 2);
-  CHECK(fold::reduce_tile_shape<__half*>(900).vector_items == 8);
+  CHECK(fold::detail::reduce_tile_shape<const float*>(900).vector_items == 4);
+  CHECK(fold::detail::reduce_tile_shape<const std::int8_t*>(900).vector_items == 16);
+  CHECK(fold::detail::reduce_tile_shape<const double*>(900).vector_items == 2);
+  CHECK(fold::detail::reduce_tile_shape<__half*>(900).vector_items == 8);
   struct Pair
   {
     float a, b;
   };
-  CHECK(fold::reduce_tile_shape<Pair*>(900).vector_items == 1);
+  CHECK(fold::detail::reduce_tile_shape<Pair*>(900).vector_items == 1);
   // Wide accumulators cap the items per thread (but never below one vector).
-  CHECK(fold::reduce_tile_shape<const std::int8_t*, int>(900).items_per_thread == 64);
-  CHECK(fold::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900)
+  CHECK(fold::detail::reduce_tile_shape<const std::int8_t*, int>(900).items_per_thread == 64);
+  CHECK(fold::detail::reduce_tile_shape<const std::int8_t*, fold::KeyValuePair<std::int64_t, std::int8_t>>(900)
             .items_per_thread == 16);
-  CHECK(fold::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread == 8);
+  CHECK(
+      fold::detail::reduce_tile_shape<const double*, fold::KeyValuePair<std::int64_t, double>>(900).items_per_thread ==
+      8);
   struct Big
   {
     double v[8];
   };
-  CHECK(fold::reduce_tile_shape<const float*, Big>(900).items_per_thread == 4);
+  CHECK(fold::detail::reduce_tile_shape<const float*, Big>(900).items_per_thread == 4);
 }
 
 TEST_CASE("DeviceReduce's commutative operators get the commutative tile, all others the contiguous-run tile",
@@ -181,23 +183,27 @@ TEST_CASE("DeviceReduce's commutative operators get the commutative tile, all ot
     __host__ __device__ float operator()(float a, float b) const { return a - b; }
   };
   using Commutative = decltype(fold::commutative(Ordered{}));
-  CHECK(fold::reduce_tile_shape<const float*, float, fold::DefaultTuning, fold::Sum>(900).items_per_thread ==
+  CHECK(fold::detail::reduce_tile_shape<const float*, float, fold::DefaultTuning, fold::Sum>(900).items_per_thread ==
         p.commutative_items_per_thread);
-  CHECK(fold::reduce_tile_shape<const float*, float, fold::DefaultTuning, Commutative>(900).items_per_thread ==
+  CHECK(fold::detail::reduce_tile_shape<const float*, float, fold::DefaultTuning, Commutative>(900).items_per_thread ==
         p.commutative_items_per_thread);
-  CHECK(fold::reduce_tile_shape<const float*, float, fold::DefaultTuning, Ordered>(900).items_per_thread ==
+  CHECK(fold::detail::reduce_tile_shape<const float*, float, fold::DefaultTuning, Ordered>(900).items_per_thread ==
         p.items_per_thread);
-  CHECK(fold::reduce_tile_shape<const float*, float>(900).items_per_thread == p.items_per_thread);
+  CHECK(fold::detail::reduce_tile_shape<const float*, float>(900).items_per_thread == p.items_per_thread);
   // The accumulator cap binds the commutative tile as well: 16 pairs of 16 bytes.
-  CHECK(
-      fold::reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, float>, fold::DefaultTuning, fold::ArgMax>(
-          900)
-          .items_per_thread == 16);
+  CHECK(fold::detail::
+            reduce_tile_shape<const float*, fold::KeyValuePair<std::int64_t, float>, fold::DefaultTuning, fold::ArgMax>(
+                900)
+                .items_per_thread == 16);
   // Other item sizes keep the order-preserving tile: 64 int8, 32 __half, 8 double.
-  CHECK(fold::reduce_tile_shape<const std::int8_t*, int, fold::DefaultTuning, fold::Sum>(900).items_per_thread == 64);
-  CHECK(fold::reduce_tile_shape<const __half*, float, fold::DefaultTuning, fold::Sum>(900).items_per_thread == 32);
-  CHECK(fold::reduce_tile_shape<const double*, double, fold::DefaultTuning, fold::Sum>(900).items_per_thread == 8);
+  CHECK(
+      fold::detail::reduce_tile_shape<const std::int8_t*, int, fold::DefaultTuning, fold::Sum>(900).items_per_thread ==
+      64);
+  CHECK(fold::detail::reduce_tile_shape<const __half*, float, fold::DefaultTuning, fold::Sum>(900).items_per_thread ==
+        32);
+  CHECK(fold::detail::reduce_tile_shape<const double*, double, fold::DefaultTuning, fold::Sum>(900).items_per_thread ==
+        8);
   // gpu_to_gpu's tree is the same for both classes.
-  CHECK(fold::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, fold::Sum>(900).tile_items ==
-        fold::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, Ordered>(900).tile_items);
+  CHECK(fold::detail::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, fold::Sum>(900).tile_items ==
+        fold::detail::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, Ordered>(900).tile_items);
 }

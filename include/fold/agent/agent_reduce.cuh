@@ -24,8 +24,8 @@
 
 #include <fold/block/block_reduce.cuh>
 #include <fold/warp/warp_reduce.cuh>
-#include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
@@ -34,14 +34,10 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace fold
+FOLD_NAMESPACE_BEGIN
+
+namespace detail
 {
-
-//! Whether items of `InputIteratorT` may be read with vector loads: raw pointers to primitive types.
-template <typename InputIteratorT>
-inline constexpr bool is_vectorizable_input_v =
-    std::is_pointer_v<InputIteratorT>&& is_primitive_v<detail::value_t<InputIteratorT>>;
-
 //! Whether a thread may fold the items of a vector four at a time with `__dp4a` (the sum of the four bytes of a
 //! 32-bit word, plus an accumulator): `Sum` of 1-byte integers, cast as they are to a 32-bit integer accumulator.
 //! Integer sums are exact, so the grouping does not change the result; it takes one instruction per four
@@ -50,24 +46,9 @@ template <typename ReductionOpT, typename InputT, typename AccumT, typename Tran
 inline constexpr bool sums_bytes_v =
     std::is_same_v<ReductionOpT, Sum>&& std::is_integral_v<InputT> && !std::is_same_v<InputT, bool> &&
     sizeof(InputT) == 1 && std::is_integral_v<AccumT> && sizeof(AccumT) == 4 &&
-    std::is_same_v<TransformOpT, detail::CastTo<AccumT>>;
+    std::is_same_v<TransformOpT, CastTo<AccumT>>;
 
-//! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
-//! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
-//! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
-//! load contiguous runs, which the segmented reductions use with every operator.
-template <typename InputIteratorT,
-          typename AccumT       = detail::value_t<InputIteratorT>,
-          typename TuningT      = DefaultTuning,
-          typename ReductionOpT = void>
-FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
-{
-  return make_tile_shape(TuningT::policy(arch),
-                         static_cast<int>(sizeof(detail::value_t<InputIteratorT>)),
-                         is_vectorizable_input_v<InputIteratorT>,
-                         static_cast<int>(sizeof(AccumT)),
-                         is_commutative_v<ReductionOpT>);
-}
+} // namespace detail
 
 //! Who runs one AgentReduce: a whole thread block, or one warp of it.
 enum class AgentScope
@@ -106,10 +87,11 @@ class AgentReduce
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
   static constexpr int vectors    = ItemsPerThread / VectorItems; //!< slots per thread per tile
   static_assert(ItemsPerThread % VectorItems == 0, "AgentReduce: ItemsPerThread must be a multiple of VectorItems");
-  static_assert(VectorItems == 1 || is_vectorizable_input_v<InputIteratorT>,
+  static_assert(VectorItems == 1 || detail::is_vectorizable_input_v<InputIteratorT>,
                 "AgentReduce: vector loads need a raw pointer to a primitive type");
   //! Whether a vector's items are summed a 32-bit word at a time (see `sums_bytes_v`).
-  static constexpr bool sums_words = sums_bytes_v<ReductionOpT, InputT, AccumT, TransformOpT> && VectorItems % 4 == 0;
+  static constexpr bool sums_words =
+      detail::sums_bytes_v<ReductionOpT, InputT, AccumT, TransformOpT> && VectorItems % 4 == 0;
 
   struct alignas(VectorItems > 1 ? sizeof(InputT) * VectorItems : alignof(InputT)) Vector
   {
@@ -379,4 +361,4 @@ private:
   TransformOpT transform_;
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

@@ -5,13 +5,20 @@
 
 #include <fold/block/block_reduce_raking.cuh>
 #include <fold/block/block_reduce_warp_reductions.cuh>
-#include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
 
 #include <type_traits>
 
-namespace fold
+FOLD_NAMESPACE_BEGIN
+
+//! How BlockReduce combines the threads' values.
+enum class BlockReduceAlgorithm
 {
+  warp_reductions,         //!< shuffle-reduce each warp, then reduce the warp aggregates; keeps order
+  raking,                  //!< one warp rakes contiguous runs from shared memory, then shuffle-reduces; keeps order
+  raking_commutative_only, //!< the first warp folds in the others' values strided, then shuffle-reduces;
+                           //!< needs a commutative operator (partial blocks fall back to `raking`)
+};
 
 //! @tparam T the value type
 //! @tparam BlockThreads threads in the (one-dimensional) block: a multiple of 32, at most 1024
@@ -60,4 +67,4 @@ private:
   Impl impl_;
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

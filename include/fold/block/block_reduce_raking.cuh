@@ -13,7 +13,8 @@
 #include <fold/util/uninitialized.cuh>
 #include <fold/warp/warp_reduce.cuh>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+namespace detail
 {
 
 template <typename T, int BlockThreads>
@@ -121,4 +122,5 @@ struct BlockReduceRakingCommutativeOnly
   }
 };
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_NAMESPACE_END

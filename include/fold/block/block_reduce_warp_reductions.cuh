@@ -8,7 +8,8 @@
 #include <fold/util/uninitialized.cuh>
 #include <fold/warp/warp_reduce.cuh>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+namespace detail
 {
 
 template <typename T, int BlockThreads>
@@ -57,4 +58,5 @@ struct BlockReduceWarpReductions
   }
 };
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_NAMESPACE_END

@@ -3,7 +3,14 @@
 //! fold::DeviceReduce: device-wide reductions with CUB's calling conventions.
 #pragma once
 
+#include <fold/util/macros.cuh>
+
+#include <fold/detail/extremum.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/nvtx.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
@@ -13,42 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace fold
-{
-
-//! `run_to_run` (the default): the same values give the same bits on every run on one architecture, whatever
-//! the stream, the grid, the temporary storage's address or the input's alignment. See docs/semantics.md.
-struct run_to_run_t
-{
-  using tuning = DefaultTuning;
-};
-
-//! `gpu_to_gpu`: as `run_to_run`, and also the same bits on every architecture fold supports: the reduction
-//! follows one canonical tree (`canonical_tree`) instead of the architecture's tuned tile. It makes a
-//! difference only to inexact reductions (floating-point sums, user operators); it may cost throughput where
-//! an architecture's tuned tile differs from the canonical one (on sm_90 it does not).
-struct gpu_to_gpu_t
-{
-  using tuning = CanonicalTuning<>;
-};
-
-inline constexpr run_to_run_t run_to_run{};
-inline constexpr gpu_to_gpu_t gpu_to_gpu{};
-
-namespace detail
-{
-template <typename DeterminismT>
-struct tuning_of
-{
-  static_assert(std::is_same_v<DeterminismT, run_to_run_t> || std::is_same_v<DeterminismT, gpu_to_gpu_t>,
-                "fold::DeviceReduce: determinism must be fold::run_to_run or fold::gpu_to_gpu");
-  using type = typename DeterminismT::tuning;
-};
-
-//! The tuning a determinism mode runs with.
-template <typename DeterminismT>
-using tuning_t = typename tuning_of<DeterminismT>::type;
-} // namespace detail
+FOLD_NAMESPACE_BEGIN
 
 //! Device-wide reductions of a sequence of items in device-accessible memory.
 //!
@@ -58,10 +30,12 @@ using tuning_t = typename tuning_of<DeterminismT>::type;
 //! and is never 0.
 //!
 //! @code
+//! // examples/sum.cu [two-call]
 //! size_t bytes = 0;
-//! fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, n, stream);  // 1. query the size
-//! cudaMallocAsync(&d_temp, bytes, stream);
-//! fold::DeviceReduce::Sum(d_temp, bytes, d_in, d_out, n, stream);   // 2. run, ordered on `stream`
+//! CHECK(fold::DeviceReduce::Sum(nullptr, bytes, d_in, d_out, n, stream)); // 1. query the temporary storage
+//! void* d_temp = nullptr;
+//! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+//! CHECK(fold::DeviceReduce::Sum(d_temp, bytes, d_in, d_out, n, stream)); // 2. run, ordered on `stream`
 //! @endcode
 //!
 //! Common to every algorithm:
@@ -84,7 +58,10 @@ using tuning_t = typename tuning_of<DeterminismT>::type;
 //! - Reproducible: the same values give the same bits on every run, on any stream, at any grid size, whatever
 //!   the temporary storage's address and the input's alignment; and with a trailing `fold::gpu_to_gpu`
 //!   argument (after `stream`) on every architecture as well. docs/semantics.md gives the guarantees and the
-//!   error bounds of floating-point sums.
+//!   error bounds of floating-point sums. The trailing argument may also be `fold::tuned<MyTuning>`, a tuning of
+//!   your own (see tuning/tuning_reduce.cuh).
+//! - A run (not a size query) shows in a profiler's timeline as an NVTX range named after the call, e.g.
+//!   `fold::DeviceReduce::Sum` (util/nvtx.cuh; `FOLD_DISABLE_NVTX` compiles them out).
 struct DeviceReduce
 {
   //! `init op x[0] op x[1] op ... op x[num_items - 1]`, written to `*d_out` (`init` when `num_items` is 0).
@@ -93,7 +70,36 @@ struct DeviceReduce
   //! accumulator (`float` init over `__half` input sums in `float`). It must be default-constructible and
   //! copyable. `reduction_op` is a `__host__ __device__` (or `__device__`) callable; it must be associative.
   //! Unless it is declared commutative (`fold::commutative(op)` or `fold::is_commutative`), the items are
-  //! combined in index order (matrix products, "first"/"last" selections and the like are fine).
+  //! combined in index order (matrix products, "first"/"last" selections and the like are fine): for instance the
+  //! composition of affine maps, in order,
+  //!
+  //! @code
+  //! // examples/reduce_ordered.cu [operator]
+  //! // The map x -> a * x + b, unsigned arithmetic: mod 2^32.
+  //! struct Affine
+  //! {
+  //!   std::uint32_t a;
+  //!   std::uint32_t b;
+  //! };
+  //!
+  //! // Then{}(f, g): f, then g, the map x -> g.a * (f.a * x + f.b) + g.b. Associative but not commutative, so it is
+  //! // passed as it is; fold::commutative(op) declares an operator whose operands may be swapped (a faster path).
+  //! struct Then
+  //! {
+  //!   __host__ __device__ Affine operator()(Affine f, Affine g) const { return {g.a * f.a, g.a * f.b + g.b}; }
+  //! };
+  //! @endcode
+  //!
+  //! @code
+  //! // examples/reduce_ordered.cu [ordered]
+  //! // Then is not declared commutative, so the maps are composed in index order: d_maps[0] first.
+  //! const Affine identity{1, 0}; // x -> x
+  //! size_t bytes = 0;
+  //! CHECK(fold::DeviceReduce::Reduce(nullptr, bytes, d_maps, d_out, n, Then{}, identity, stream));
+  //! void* d_temp = nullptr;
+  //! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+  //! CHECK(fold::DeviceReduce::Reduce(d_temp, bytes, d_maps, d_out, n, Then{}, identity, stream));
+  //! @endcode
   //!
   //! @param[in] d_temp_storage   device storage, or `nullptr` to query its size
   //! @param[in,out] temp_storage_bytes   the size of `d_temp_storage`; written when querying
@@ -103,13 +109,13 @@ struct DeviceReduce
   //! @param[in] reduction_op   the binary operator
   //! @param[in] init   the initial value
   //! @param[in] stream   the stream to run on (default: the default stream)
-  //! @param[in] determinism   `fold::run_to_run` (default) or `fold::gpu_to_gpu`
+  //! @param[in] option   `fold::run_to_run` (default), `fold::gpu_to_gpu` or `fold::tuned<T>`
   template <typename InputIteratorT,
             typename OutputIteratorT,
             typename ReductionOpT,
             typename T,
             typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+            typename OptionT = run_to_run_t>
   static cudaError_t Reduce(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
@@ -117,22 +123,23 @@ struct DeviceReduce
                             NumItemsT num_items,
                             ReductionOpT reduction_op,
                             T init,
-                            cudaStream_t stream          = 0,
-                            DeterminismT /*determinism*/ = {})
+                            cudaStream_t stream = 0,
+                            OptionT /*option*/  = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(d_temp_storage,
-                                                                  temp_storage_bytes,
-                                                                  d_in,
-                                                                  d_out,
-                                                                  num_items,
-                                                                  reduction_op,
-                                                                  detail::InitialValue<T>{init},
-                                                                  detail::CastTo<AccumT>{},
-                                                                  stream);
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Reduce");
+    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
+                                                             temp_storage_bytes,
+                                                             d_in,
+                                                             d_out,
+                                                             num_items,
+                                                             reduction_op,
+                                                             detail::InitialValue<T>{init},
+                                                             detail::CastTo<AccumT>{},
+                                                             stream);
   }
 
   //! The sum of the items, written to `*d_out` (0 when `num_items` is 0).
@@ -141,51 +148,62 @@ struct DeviceReduce
   //! accumulates in `decltype(zero + item)`: integers narrower than `int` sum in `int`, as in CUB; `__half` and
   //! `__nv_bfloat16` sum in `float` and are converted once at the end (CUB sums them in 16 bits). Parameters
   //! as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT = run_to_run_t>
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename OptionT = run_to_run_t>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          NumItemsT num_items,
-                         cudaStream_t stream      = 0,
-                         DeterminismT determinism = {})
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
-    return Reduce(
-        d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, fold::Sum{}, InitT{}, stream, determinism);
+    using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Sum");
+    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
+                                                             temp_storage_bytes,
+                                                             d_in,
+                                                             d_out,
+                                                             num_items,
+                                                             fold::Sum{},
+                                                             detail::InitialValue<InitT>{InitT{}},
+                                                             detail::CastTo<AccumT>{},
+                                                             stream);
   }
 
   //! The smallest item, written to `*d_out`; for empty input the identity of min: +infinity for floating-point
   //! types, the largest value for integers. Floating-point: the canonical quiet NaN if any item is a NaN, and
   //! -0.0 below +0.0 (IEEE 754-2019 `minimum`; cub's result with NaNs depends on where they are). Exact: the
   //! same bits on every path and architecture. Parameters as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT = run_to_run_t>
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename OptionT = run_to_run_t>
   static cudaError_t Min(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          NumItemsT num_items,
-                         cudaStream_t stream      = 0,
-                         DeterminismT determinism = {})
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
-    return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Min");
+    return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
   }
 
   //! The largest item, written to `*d_out`; for empty input the identity of max: -infinity for floating-point
   //! types, the lowest value for integers. Floating-point: the canonical quiet NaN if any item is a NaN, and
   //! +0.0 above -0.0 (IEEE 754-2019 `maximum`). Parameters as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT = run_to_run_t>
+  template <typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename OptionT = run_to_run_t>
   static cudaError_t Max(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          NumItemsT num_items,
-                         cudaStream_t stream      = 0,
-                         DeterminismT determinism = {})
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
-    return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, determinism);
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Max");
+    return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
   }
 
   //! The smallest item to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
@@ -201,18 +219,19 @@ struct DeviceReduce
             typename ExtremumOutIteratorT,
             typename IndexOutIteratorT,
             typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+            typename OptionT = run_to_run_t>
   static cudaError_t ArgMin(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
                             ExtremumOutIteratorT d_min_out,
                             IndexOutIteratorT d_index_out,
                             NumItemsT num_items,
-                            cudaStream_t stream      = 0,
-                            DeterminismT determinism = {})
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMin");
     return ArgExtremum<false>(
-        d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream, determinism);
+        d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream, option);
   }
 
   //! The largest item to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
@@ -220,23 +239,35 @@ struct DeviceReduce
   //! order, so the first NaN if there is one (its index, and the canonical quiet NaN as the value), and the first
   //! +0.0 before any -0.0.
   //!
+  //!
+  //! @code
+  //! // examples/argmax.cu [argmax]
+  //! // The largest score to *d_max (an int), the index of its first occurrence to *d_index (an int64_t).
+  //! size_t bytes = 0;
+  //! CHECK(fold::DeviceReduce::ArgMax(nullptr, bytes, d_scores, d_max, d_index, n, stream));
+  //! void* d_temp = nullptr;
+  //! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+  //! CHECK(fold::DeviceReduce::ArgMax(d_temp, bytes, d_scores, d_max, d_index, n, stream));
+  //! @endcode
+  //!
   //! Parameters as for `ArgMin`.
   template <typename InputIteratorT,
             typename ExtremumOutIteratorT,
             typename IndexOutIteratorT,
             typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+            typename OptionT = run_to_run_t>
   static cudaError_t ArgMax(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
                             ExtremumOutIteratorT d_max_out,
                             IndexOutIteratorT d_index_out,
                             NumItemsT num_items,
-                            cudaStream_t stream      = 0,
-                            DeterminismT determinism = {})
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMax");
     return ArgExtremum<true>(
-        d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream, determinism);
+        d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream, option);
   }
 
   //! `init op f(x[0]) op f(x[1]) op ... op f(x[num_items - 1])`, written to `*d_out` (`init` when `num_items`
@@ -253,7 +284,7 @@ struct DeviceReduce
             typename TransformOpT,
             typename T,
             typename NumItemsT,
-            typename DeterminismT = run_to_run_t>
+            typename OptionT = run_to_run_t>
   static cudaError_t TransformReduce(void* d_temp_storage,
                                      std::size_t& temp_storage_bytes,
                                      InputIteratorT d_in,
@@ -262,8 +293,8 @@ struct DeviceReduce
                                      ReductionOpT reduction_op,
                                      TransformOpT transform_op,
                                      T init,
-                                     cudaStream_t stream          = 0,
-                                     DeterminismT /*determinism*/ = {})
+                                     cudaStream_t stream = 0,
+                                     OptionT /*option*/  = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<TransformOpT, const InputT&>,
@@ -273,42 +304,42 @@ struct DeviceReduce
                   "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
                   "reduction_op(init, transform_op(*d_in))");
     using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
-    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(
-        d_temp_storage,
-        temp_storage_bytes,
-        d_in,
-        d_out,
-        num_items,
-        reduction_op,
-        detail::InitialValue<T>{init},
-        detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
-        stream);
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::TransformReduce");
+    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
+                                                             temp_storage_bytes,
+                                                             d_in,
+                                                             d_out,
+                                                             num_items,
+                                                             reduction_op,
+                                                             detail::InitialValue<T>{init},
+                                                             detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
+                                                             stream);
   }
 
 private:
   // Min and Max: fold's operator and its identity, over the values as `ExtremumValues` carries them (order keys
   // for floating-point input, turned back into a value when written).
-  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename DeterminismT>
+  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename OptionT>
   static cudaError_t Extremum(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT d_in,
                               OutputIteratorT d_out,
                               NumItemsT num_items,
                               cudaStream_t stream,
-                              DeterminismT)
+                              OptionT)
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
     using AccumT     = typename ReductionT::AccumT;
-    return detail::reduce<AccumT, detail::tuning_t<DeterminismT>>(d_temp_storage,
-                                                                  temp_storage_bytes,
-                                                                  d_in,
-                                                                  detail::extremum_output<InputT, ForMax>(d_out),
-                                                                  num_items,
-                                                                  typename ReductionT::Op{},
-                                                                  detail::InitialValue<AccumT>{ReductionT::identity()},
-                                                                  typename ReductionT::ToValue{},
-                                                                  stream);
+    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
+                                                             temp_storage_bytes,
+                                                             d_in,
+                                                             detail::extremum_output<InputT, ForMax>(d_out),
+                                                             num_items,
+                                                             typename ReductionT::Op{},
+                                                             detail::InitialValue<AccumT>{ReductionT::identity()},
+                                                             typename ReductionT::ToValue{},
+                                                             stream);
   }
 
   // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
@@ -319,7 +350,7 @@ private:
             typename ExtremumOutIteratorT,
             typename IndexOutIteratorT,
             typename NumItemsT,
-            typename DeterminismT>
+            typename OptionT>
   static cudaError_t ArgExtremum(void* d_temp_storage,
                                  std::size_t& temp_storage_bytes,
                                  InputIteratorT d_in,
@@ -327,12 +358,12 @@ private:
                                  IndexOutIteratorT d_index_out,
                                  NumItemsT num_items,
                                  cudaStream_t stream,
-                                 DeterminismT)
+                                 OptionT)
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
     using PairT      = typename ReductionT::PairT;
-    using TuningT    = detail::tuning_t<DeterminismT>;
+    using TuningT    = detail::tuning_t<OptionT>;
     using PackedT    = detail::PackedArgReduction<InputT, ForMax>;
     auto values      = detail::extremum_output<InputT, ForMax>(d_extremum_out);
     using ArgOutputT = detail::ArgOutput<decltype(values), IndexOutIteratorT>;
@@ -377,4 +408,4 @@ private:
   }
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

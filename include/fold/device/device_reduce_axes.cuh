@@ -3,8 +3,13 @@
 //! fold::DeviceReduceAxes: the reduction of a row-major array over any set of its axes.
 #pragma once
 
+#include <fold/util/macros.cuh>
+
+#include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_reduce_axes.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/extents.cuh>
+#include <fold/util/nvtx.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
@@ -13,18 +18,19 @@
 #include <cstddef>
 #include <type_traits>
 
-namespace fold
-{
+FOLD_NAMESPACE_BEGIN
 
 //! Reductions of a contiguous row-major array of up to `max_rank` (8) dimensions over a set of its axes, like
 //! `torch.sum(x, dim)` or `numpy.sum(x, axis)`: the output has the kept shape (the reduced axes dropped), row-major.
 //!
 //! @code
-//! // x: float[64][56][56][256] (NHWC), summed over N, H and W: out is float[256].
+//! // examples/axes.cu [axes]
+//! // x: float[N][H][W][C], row-major; summed over axes 0, 1 and 2 (N, H, W): sums is float[C].
 //! size_t bytes = 0;
-//! fold::DeviceReduceAxes::Sum(nullptr, bytes, d_x, d_out, {64, 56, 56, 256}, {0, 1, 2}, stream);
-//! cudaMallocAsync(&d_temp, bytes, stream);
-//! fold::DeviceReduceAxes::Sum(d_temp, bytes, d_x, d_out, {64, 56, 56, 256}, {0, 1, 2}, stream);
+//! CHECK(fold::DeviceReduceAxes::Sum(nullptr, bytes, d_x, d_sums, {N, H, W, C}, {0, 1, 2}, stream));
+//! void* d_temp = nullptr;
+//! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+//! CHECK(fold::DeviceReduceAxes::Sum(d_temp, bytes, d_x, d_sums, {N, H, W, C}, {0, 1, 2}, stream));
 //! @endcode
 //!
 //! Extents of 1 are dropped and adjacent reduced (or kept) axes merged; then each remaining group of reduced axes
@@ -53,7 +59,12 @@ struct DeviceReduceAxes
   //! @param[in] reduction_op   the binary operator
   //! @param[in] init   the initial value of every output
   //! @param[in] stream   the stream to run on (default: the default stream)
-  template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T>
+  //! @param[in] option   `fold::run_to_run` (default), `fold::gpu_to_gpu` or `fold::tuned<T>`, as for `DeviceReduce`
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename OptionT = run_to_run_t>
   static cudaError_t Reduce(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
@@ -62,49 +73,76 @@ struct DeviceReduceAxes
                             const Axes& axes,
                             ReductionOpT reduction_op,
                             T init,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT             = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduceAxes::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    static_assert(std::is_trivially_copyable_v<AccumT> && std::is_default_constructible_v<AccumT>,
-                  "fold::DeviceReduceAxes: the accumulator type must be trivially copyable and default-constructible");
-    return detail::DispatchReduceAxes<InputIteratorT, OutputIteratorT, ReductionOpT, detail::InitialValue<T>, AccumT>::
-        Dispatch(d_temp_storage,
-                 temp_storage_bytes,
-                 d_in,
-                 d_out,
-                 shape,
-                 axes,
-                 reduction_op,
-                 detail::InitialValue<T>{init},
-                 stream);
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Reduce");
+    return reduce<AccumT, OptionT>(d_temp_storage,
+                                   temp_storage_bytes,
+                                   d_in,
+                                   d_out,
+                                   shape,
+                                   axes,
+                                   reduction_op,
+                                   detail::InitialValue<T>{init},
+                                   stream);
   }
 
   //! The sums over `axes` (0 where a reduced axis is empty), accumulated as `DeviceReduce::Sum` does.
   //! Parameters as for `Reduce`.
-  template <typename InputIteratorT, typename OutputIteratorT>
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          const Extents& shape,
                          const Axes& axes,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT             = {})
   {
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
-    return Reduce(d_temp_storage,
-                  temp_storage_bytes,
-                  d_in,
-                  d_out,
-                  shape,
-                  axes,
-                  fold::Sum{},
-                  detail::sum_init_t<OutputT>{},
-                  stream);
+    using InitT   = detail::sum_init_t<OutputT>;
+    using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Sum");
+    return reduce<AccumT, OptionT>(d_temp_storage,
+                                   temp_storage_bytes,
+                                   d_in,
+                                   d_out,
+                                   shape,
+                                   axes,
+                                   fold::Sum{},
+                                   detail::InitialValue<InitT>{},
+                                   stream);
+  }
+
+private:
+  template <typename AccumT,
+            typename OptionT,
+            typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename InitT>
+  static cudaError_t reduce(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            const Extents& shape,
+                            const Axes& axes,
+                            ReductionOpT reduction_op,
+                            InitT init,
+                            cudaStream_t stream)
+  {
+    static_assert(std::is_trivially_copyable_v<AccumT> && std::is_default_constructible_v<AccumT>,
+                  "fold::DeviceReduceAxes: the accumulator type must be trivially copyable and default-constructible");
+    return detail::
+        DispatchReduceAxes<InputIteratorT, OutputIteratorT, ReductionOpT, InitT, AccumT, detail::tuning_t<OptionT>>::
+            Dispatch(d_temp_storage, temp_storage_bytes, d_in, d_out, shape, axes, reduction_op, init, stream);
   }
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

@@ -3,7 +3,14 @@
 //! fold::DeviceSegmentedReduce: one reduction per segment of a sequence, with CUB's calling conventions.
 #pragma once
 
+#include <fold/util/macros.cuh>
+
+#include <fold/detail/extremum.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_segmented_reduce.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/nvtx.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
@@ -13,8 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace fold
-{
+FOLD_NAMESPACE_BEGIN
 
 namespace detail
 {
@@ -37,10 +43,38 @@ using enable_if_offsets_t =
 //! segment are combined in index order unless the operator is commutative, see `is_commutative`), and results that are
 //! the same bits on every run: a segment's result depends only on its items, never on the other segments.
 //!
+//! The trailing argument after `stream` is as for `DeviceReduce`: `fold::run_to_run` (the default),
+//! `fold::gpu_to_gpu` (the same bits on every architecture: the segments' tiles are the canonical ones) or
+//! `fold::tuned<T>`. A run shows in a profiler as an NVTX range named after the call.
+//!
 //! Zero segments: the size query still writes `temp_storage_bytes` (CUB leaves it unwritten), and the run
 //! launches nothing. Each call clears a few bytes of the temporary storage (`cudaMemsetAsync`) and launches two
 //! kernels; which segment is reduced by a group of lanes, a warp, a block or the whole grid is decided on the
 //! device from its length (docs/semantics.md, "Segmented").
+//!
+//! @code
+//! // examples/segmented.cu [offsets]
+//! // Segment i is [d_offsets[i], d_offsets[i + 1]): the begins are d_offsets, the ends d_offsets + 1.
+//! const int* d_begins = d_offsets;
+//! const int* d_ends   = d_offsets + 1;
+//! size_t bytes        = 0;
+//! CHECK(fold::DeviceSegmentedReduce::Sum(nullptr, bytes, d_in, d_sums, num_segments, d_begins, d_ends, stream));
+//! void* d_temp = nullptr;
+//! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+//! CHECK(fold::DeviceSegmentedReduce::Sum(d_temp, bytes, d_in, d_sums, num_segments, d_begins, d_ends, stream));
+//! @endcode
+//!
+//! and the rows of a matrix, through the fixed-size overloads:
+//!
+//! @code
+//! // examples/segmented.cu [fixed-size]
+//! // The rows of a row-major rows x cols matrix: segment i is [i * cols, (i + 1) * cols).
+//! size_t row_bytes = 0;
+//! CHECK(fold::DeviceSegmentedReduce::Sum(nullptr, row_bytes, d_in, d_row_sums, rows, cols, stream));
+//! void* d_row_temp = nullptr;
+//! CHECK(cudaMallocAsync(&d_row_temp, row_bytes, stream));
+//! CHECK(fold::DeviceSegmentedReduce::Sum(d_row_temp, row_bytes, d_in, d_row_sums, rows, cols, stream));
+//! @endcode
 struct DeviceSegmentedReduce
 {
   //! `d_out[i] = init op x[b] op x[b + 1] op ... op x[e - 1]` for each segment `[b, e)`; `init` for an empty one.
@@ -62,6 +96,7 @@ struct DeviceSegmentedReduce
             typename EndOffsetIteratorT,
             typename ReductionOpT,
             typename T,
+            typename OptionT                                                      = run_to_run_t,
             detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
   static cudaError_t Reduce(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
@@ -72,23 +107,25 @@ struct DeviceSegmentedReduce
                             EndOffsetIteratorT d_end_offsets,
                             ReductionOpT reduction_op,
                             T init,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceSegmentedReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    return detail::segmented_reduce<AccumT>(d_temp_storage,
-                                            temp_storage_bytes,
-                                            d_in,
-                                            d_out,
-                                            num_segments,
-                                            d_begin_offsets,
-                                            d_end_offsets,
-                                            reduction_op,
-                                            detail::InitialValue<T>{init},
-                                            detail::CastTo<AccumT>{},
-                                            stream);
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Reduce");
+    return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
+                                                                       temp_storage_bytes,
+                                                                       d_in,
+                                                                       d_out,
+                                                                       num_segments,
+                                                                       d_begin_offsets,
+                                                                       d_end_offsets,
+                                                                       reduction_op,
+                                                                       detail::InitialValue<T>{init},
+                                                                       detail::CastTo<AccumT>{},
+                                                                       stream);
   }
 
   //! The sum of each segment (0 for an empty one), accumulated as `DeviceReduce::Sum` does (16-bit floats in
@@ -97,6 +134,7 @@ struct DeviceSegmentedReduce
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
             typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
             detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
@@ -105,20 +143,25 @@ struct DeviceSegmentedReduce
                          std::int64_t num_segments,
                          BeginOffsetIteratorT d_begin_offsets,
                          EndOffsetIteratorT d_end_offsets,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
-    return Reduce(d_temp_storage,
-                  temp_storage_bytes,
-                  d_in,
-                  d_out,
-                  num_segments,
-                  d_begin_offsets,
-                  d_end_offsets,
-                  fold::Sum{},
-                  detail::sum_init_t<OutputT>{},
-                  stream);
+    using InitT   = detail::sum_init_t<OutputT>;
+    using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Sum");
+    return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
+                                                                       temp_storage_bytes,
+                                                                       d_in,
+                                                                       d_out,
+                                                                       num_segments,
+                                                                       d_begin_offsets,
+                                                                       d_end_offsets,
+                                                                       fold::Sum{},
+                                                                       detail::InitialValue<InitT>{InitT{}},
+                                                                       detail::CastTo<AccumT>{},
+                                                                       stream);
   }
 
   //! The smallest item of each segment; the identity of min for an empty one. Floating-point as
@@ -127,6 +170,7 @@ struct DeviceSegmentedReduce
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
             typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
             detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
   static cudaError_t Min(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
@@ -135,10 +179,12 @@ struct DeviceSegmentedReduce
                          std::int64_t num_segments,
                          BeginOffsetIteratorT d_begin_offsets,
                          EndOffsetIteratorT d_end_offsets,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Min");
     return Extremum<false>(
-        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
 
   //! The largest item of each segment; the identity of max for an empty one. Floating-point as
@@ -147,6 +193,7 @@ struct DeviceSegmentedReduce
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
             typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
             detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
   static cudaError_t Max(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
@@ -155,10 +202,12 @@ struct DeviceSegmentedReduce
                          std::int64_t num_segments,
                          BeginOffsetIteratorT d_begin_offsets,
                          EndOffsetIteratorT d_end_offsets,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Max");
     return Extremum<true>(
-        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
 
   //! The smallest item of each segment and its index within the segment, as a `KeyValuePair` (`key`: the
@@ -169,6 +218,7 @@ struct DeviceSegmentedReduce
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
             typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
             detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
   static cudaError_t ArgMin(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
@@ -177,10 +227,12 @@ struct DeviceSegmentedReduce
                             std::int64_t num_segments,
                             BeginOffsetIteratorT d_begin_offsets,
                             EndOffsetIteratorT d_end_offsets,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::ArgMin");
     return ArgExtremum<false>(
-        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
 
   //! The largest item of each segment and its index within the segment; the first on ties; index -1 and the
@@ -189,6 +241,7 @@ struct DeviceSegmentedReduce
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
             typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
             detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
   static cudaError_t ArgMax(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
@@ -197,10 +250,12 @@ struct DeviceSegmentedReduce
                             std::int64_t num_segments,
                             BeginOffsetIteratorT d_begin_offsets,
                             EndOffsetIteratorT d_end_offsets,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::ArgMax");
     return ArgExtremum<true>(
-        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+        d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
 
   //! @name Fixed-size segments
@@ -208,7 +263,11 @@ struct DeviceSegmentedReduce
   //! `num_segments * segment_size <= 2^63 - 1`); the rows of a row-major matrix, for instance. Otherwise as the
   //! calls above.
   //! @{
-  template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename T>
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename OptionT = run_to_run_t>
   static cudaError_t Reduce(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
@@ -217,96 +276,112 @@ struct DeviceSegmentedReduce
                             std::int64_t segment_size,
                             ReductionOpT reduction_op,
                             T init,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
-    return with_fixed_offsets(
-        num_segments,
-        segment_size,
-        [&](auto begins, auto ends)
-        {
-          return Reduce(
-              d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, reduction_op, init, stream);
-        });
+    return with_fixed_offsets(num_segments,
+                              segment_size,
+                              [&](auto begins, auto ends)
+                              {
+                                return Reduce(d_temp_storage,
+                                              temp_storage_bytes,
+                                              d_in,
+                                              d_out,
+                                              num_segments,
+                                              begins,
+                                              ends,
+                                              reduction_op,
+                                              init,
+                                              stream,
+                                              option);
+                              });
   }
 
-  template <typename InputIteratorT, typename OutputIteratorT>
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          std::int64_t num_segments,
                          std::int64_t segment_size,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
     return with_fixed_offsets(
         num_segments,
         segment_size,
         [&](auto begins, auto ends)
-        { return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
+        { return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option); });
   }
 
-  template <typename InputIteratorT, typename OutputIteratorT>
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t Min(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          std::int64_t num_segments,
                          std::int64_t segment_size,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
     return with_fixed_offsets(
         num_segments,
         segment_size,
         [&](auto begins, auto ends)
-        { return Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
+        { return Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option); });
   }
 
-  template <typename InputIteratorT, typename OutputIteratorT>
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t Max(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
                          InputIteratorT d_in,
                          OutputIteratorT d_out,
                          std::int64_t num_segments,
                          std::int64_t segment_size,
-                         cudaStream_t stream = 0)
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
   {
     return with_fixed_offsets(
         num_segments,
         segment_size,
         [&](auto begins, auto ends)
-        { return Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
+        { return Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option); });
   }
 
-  template <typename InputIteratorT, typename OutputIteratorT>
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t ArgMin(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
                             OutputIteratorT d_out,
                             std::int64_t num_segments,
                             std::int64_t segment_size,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
     return with_fixed_offsets(
         num_segments,
         segment_size,
-        [&](auto begins, auto ends)
-        { return ArgMin(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
+        [&](auto begins, auto ends) {
+          return ArgMin(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option);
+        });
   }
 
-  template <typename InputIteratorT, typename OutputIteratorT>
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t ArgMax(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
                             OutputIteratorT d_out,
                             std::int64_t num_segments,
                             std::int64_t segment_size,
-                            cudaStream_t stream = 0)
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
   {
     return with_fixed_offsets(
         num_segments,
         segment_size,
-        [&](auto begins, auto ends)
-        { return ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream); });
+        [&](auto begins, auto ends) {
+          return ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option);
+        });
   }
   //! @}
 
@@ -327,7 +402,8 @@ private:
             typename InputIteratorT,
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
-            typename EndOffsetIteratorT>
+            typename EndOffsetIteratorT,
+            typename OptionT>
   static cudaError_t Extremum(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT d_in,
@@ -335,29 +411,32 @@ private:
                               std::int64_t num_segments,
                               BeginOffsetIteratorT d_begin_offsets,
                               EndOffsetIteratorT d_end_offsets,
-                              cudaStream_t stream)
+                              cudaStream_t stream,
+                              OptionT)
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
     using AccumT     = typename ReductionT::AccumT;
-    return detail::segmented_reduce<AccumT>(d_temp_storage,
-                                            temp_storage_bytes,
-                                            d_in,
-                                            detail::extremum_output<InputT, ForMax>(d_out),
-                                            num_segments,
-                                            d_begin_offsets,
-                                            d_end_offsets,
-                                            typename ReductionT::Op{},
-                                            detail::InitialValue<AccumT>{ReductionT::identity()},
-                                            typename ReductionT::ToValue{},
-                                            stream);
+    return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::extremum_output<InputT, ForMax>(d_out),
+        num_segments,
+        d_begin_offsets,
+        d_end_offsets,
+        typename ReductionT::Op{},
+        detail::InitialValue<AccumT>{ReductionT::identity()},
+        typename ReductionT::ToValue{},
+        stream);
   }
 
   template <bool ForMax,
             typename InputIteratorT,
             typename OutputIteratorT,
             typename BeginOffsetIteratorT,
-            typename EndOffsetIteratorT>
+            typename EndOffsetIteratorT,
+            typename OptionT>
   static cudaError_t ArgExtremum(void* d_temp_storage,
                                  std::size_t& temp_storage_bytes,
                                  InputIteratorT d_in,
@@ -365,7 +444,8 @@ private:
                                  std::int64_t num_segments,
                                  BeginOffsetIteratorT d_begin_offsets,
                                  EndOffsetIteratorT d_end_offsets,
-                                 cudaStream_t stream)
+                                 cudaStream_t stream,
+                                 OptionT)
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
@@ -373,18 +453,19 @@ private:
     using PairT      = detail::non_void_value_t<OutputIteratorT, KeyValuePair<int, InputT>>;
     static_assert(std::is_integral_v<decltype(PairT::key)>,
                   "fold::DeviceSegmentedReduce: the output of ArgMin/ArgMax holds KeyValuePair<integer, T>");
-    return detail::segmented_reduce<AccumT>(d_temp_storage,
-                                            temp_storage_bytes,
-                                            d_in,
-                                            detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out},
-                                            num_segments,
-                                            d_begin_offsets,
-                                            d_end_offsets,
-                                            typename ReductionT::ArgOp{},
-                                            detail::EmptyResult<AccumT>{ReductionT::empty_pair()},
-                                            typename ReductionT::ToPair{},
-                                            stream);
+    return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out},
+        num_segments,
+        d_begin_offsets,
+        d_end_offsets,
+        typename ReductionT::ArgOp{},
+        detail::EmptyResult<AccumT>{ReductionT::empty_pair()},
+        typename ReductionT::ToPair{},
+        stream);
   }
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

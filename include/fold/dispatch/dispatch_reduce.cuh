@@ -5,10 +5,15 @@
 //! or throws.
 #pragma once
 
+#include <fold/util/macros.cuh>
+
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
+#include <fold/dispatch/launch.cuh>
 #include <fold/grid/grid_even_share.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
-#include <fold/util/arch.cuh>
+#include <fold/util/macros.cuh>
 #include <fold/util/type_traits.cuh>
 
 #include <cuda_runtime_api.h>
@@ -18,19 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+namespace detail
 {
-
-//! The kernels a call runs.
-enum class ReducePath
-{
-  automatic,   //!< (for `DispatchOverride`) let the dispatch choose
-  single_tile, //!< one block, one launch: up to one tile
-  single_pass, //!< one launch: every block writes a partial, the last one reduces them
-  two_pass,    //!< pass 1 writes the partials, a single-tile launch reduces them (the single-pass path's reference)
-};
 
 //! What one call will do; a pure function of the sizes, so that it can be tested without a GPU.
 template <typename OffsetT>
@@ -116,17 +112,6 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
   return {path, share, partials, align, start, align - 1 + start + partials_capacity * partial_bytes};
 }
 
-//! A test hook: forces the path and caps the grid of the calls made on this host thread. Not for production use.
-struct DispatchOverride
-{
-  ReducePath path         = ReducePath::automatic;
-  int max_grid_size       = 0;     //!< 0: no cap
-  int waves               = 0;     //!< 0: the policy's
-  int max_listed_segments = 0;     //!< segmented reductions: caps both lists (0: the policy's caps)
-  bool serial_launches    = false; //!< launch without programmatic dependent launch (`may_overlap`)
-};
-inline thread_local DispatchOverride dispatch_override{};
-
 //! A process-wide sequence of call ids for the single-pass ticket's first use: 40 bits, never 0, started at a
 //! value that differs between processes.
 inline unsigned long long next_call_id()
@@ -141,80 +126,6 @@ inline unsigned long long next_call_id()
     id = sequence.fetch_add(1, std::memory_order_relaxed) & ((1ull << 40) - 1);
   }
   return id;
-}
-
-//! `ptr` rounded up to a multiple of `alignment` (a power of two).
-inline void* align_up(void* ptr, std::size_t alignment)
-{
-  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
-  return reinterpret_cast<void*>((address + alignment - 1) & ~(static_cast<std::uintptr_t>(alignment) - 1));
-}
-
-//! Launches `kernel` on `stream` and returns the launch's own error (a bad configuration, a missing image).
-//! With `overlap` (see `begin_dependent_kernel`), the launch carries the programmatic stream serialization
-//! attribute: the kernel may be scheduled before the previous kernel on the stream has finished, and waits for it
-//! in its first instruction.
-template <typename... ParamsT, typename... ArgsT>
-cudaError_t launch(void (*kernel)(ParamsT...), int grid, int block, cudaStream_t stream, bool overlap, ArgsT&&... args)
-{
-  cudaLaunchAttribute attribute[1]{};
-  attribute[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim  = dim3(static_cast<unsigned>(grid));
-  config.blockDim = dim3(static_cast<unsigned>(block));
-  config.stream   = stream;
-  config.attrs    = attribute;
-  config.numAttrs = overlap ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<ArgsT>(args)...);
-}
-
-//! Whether this call's launches may overlap the previous kernel on the stream: on images for architectures whose
-//! kernels wait for it (`has_dependent_launch`), unless the test hook turns it off.
-inline bool may_overlap(int arch)
-{
-  return has_dependent_launch(arch) && !dispatch_override.serial_launches;
-}
-
-//! Whether `stream` is being captured into a CUDA graph. A captured call pays its host work once, at capture;
-//! each replay then runs only the kernels, and there two launches back to back (pass 1, then pass 2 already
-//! scheduled behind it through programmatic dependent launch) finish sooner than one single-pass launch, whose
-//! ticket puts a fence and an atomic round trip before the last block's work: float Sum over 2^14 items replays
-//! in 2.0 us two-pass against 2.9 us single-pass on an H200. Off a graph, the single pass's one launch saves more
-//! host time than that (3.3 us against 4.6). Both paths give the same bits, so the choice changes only the time.
-//! A stream whose status cannot be read counts as not captured; the launch then reports the stream's error.
-inline bool is_capturing(cudaStream_t stream)
-{
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
-}
-
-template <typename IteratorT>
-bool is_null(const IteratorT& it)
-{
-  if constexpr (std::is_pointer_v<IteratorT>)
-  {
-    return it == nullptr;
-  }
-  else
-  {
-    return false;
-  }
-}
-template <typename V, typename K>
-bool is_null(const ArgOutput<V, K>& out)
-{
-  return is_null(out.values) || is_null(out.keys);
-}
-template <typename OutputIteratorT, typename T, bool ForMax>
-bool is_null(const FromOrderKey<OutputIteratorT, T, ForMax>& out)
-{
-  return is_null(out.out);
-}
-template <typename ArgOutputT, typename PackedT>
-bool is_null(const UnpackArg<ArgOutputT, PackedT>& out)
-{
-  return is_null(out.out);
 }
 
 template <typename InputIteratorT,
@@ -244,23 +155,6 @@ struct DispatchReduce
   static constexpr auto single_pass_kernel =
       SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
 
-  //! Resident blocks of the single-pass kernel per multiprocessor of `device`, read once per device (pass 1 of
-  //! the two-pass path has the same shape and no more shared memory).
-  static cudaError_t occupancy(int device, int block_threads, int& blocks)
-  {
-    static DeviceCache cache;
-    return cached_per_device(cache,
-                             device,
-                             blocks,
-                             [block_threads](int& v)
-                             {
-                               const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                   &v, single_pass_kernel, block_threads, 0);
-                               v = v < 1 ? 1 : v; // a kernel that cannot be resident fails at launch, with its error
-                               return error;
-                             });
-  }
-
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT in,
@@ -271,37 +165,29 @@ struct DispatchReduce
                               TransformOpT transform,
                               cudaStream_t stream)
   {
+    const DispatchHooks forced = hooks_of<TuningT>();
     if (d_temp_storage != nullptr && ((num_items > 0 && is_null(in)) || is_null(out)))
     {
       return cudaErrorInvalidValue;
     }
-    int device = 0;
-    if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
+    DeviceFacts facts;
+    if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
     {
       return error;
     }
-    int arch = 0;
-    if (const cudaError_t error = ptx_version(device, arch); error != cudaSuccess)
-    {
-      return error;
-    }
-    const ReducePolicy policy = TuningT::policy(arch);
-    const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(arch);
-
-    const DispatchOverride forced = dispatch_override;
-    int max_grid_size             = 0;
-    int single_pass_max_blocks    = 0;
-    const bool needs_grid         = forced.path == ReducePath::automatic
-                                        ? num_items > static_cast<OffsetT>(shape.tile_items)
-                                        : forced.path != ReducePath::single_tile && num_items > 0;
+    const ReducePolicy policy  = TuningT::policy(facts.arch);
+    const TileShape shape      = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
+    int max_grid_size          = 0;
+    int single_pass_max_blocks = 0;
+    const bool needs_grid      = forced.path == ReducePath::automatic
+                                     ? num_items > static_cast<OffsetT>(shape.tile_items)
+                                     : forced.path != ReducePath::single_tile && num_items > 0;
     if (needs_grid)
     {
-      int sms = 0, blocks_per_sm = 0;
-      if (const cudaError_t error = sm_count(device, sms); error != cudaSuccess)
-      {
-        return error;
-      }
-      if (const cudaError_t error = occupancy(device, shape.block_threads, blocks_per_sm); error != cudaSuccess)
+      // Pass 1 of the two-pass path has the single-pass kernel's shape and no more shared memory.
+      int blocks_per_sm = 0;
+      if (const cudaError_t error = occupancy<single_pass_kernel>(facts.device, shape.block_threads, blocks_per_sm);
+          error != cudaSuccess)
       {
         return error;
       }
@@ -309,12 +195,12 @@ struct DispatchReduce
       const int waves        = forced.waves > 0                      ? forced.waves
                                : input_mib < policy.one_wave_max_mib ? 1
                                                                      : policy.oversubscription;
-      max_grid_size          = blocks_per_sm * sms * waves;
+      max_grid_size          = blocks_per_sm * facts.sms * waves;
       if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
       {
         max_grid_size = forced.max_grid_size;
       }
-      single_pass_max_blocks = sms * policy.single_pass_blocks_per_sm;
+      single_pass_max_blocks = facts.sms * policy.single_pass_blocks_per_sm;
       if (d_temp_storage != nullptr && forced.path == ReducePath::automatic && is_capturing(stream))
       {
         single_pass_max_blocks = 0; // see `is_capturing`
@@ -340,7 +226,7 @@ struct DispatchReduce
       return cudaErrorInvalidValue;
     }
 
-    const bool overlap = may_overlap(arch);
+    const bool overlap = may_overlap(facts.arch, forced);
     if (plan.path == ReducePath::single_tile)
     {
       return launch(
@@ -437,4 +323,5 @@ cudaError_t reduce(void* d_temp_storage,
           d_temp_storage, temp_storage_bytes, in, out, static_cast<OffsetT>(num_items), op, init, transform, stream);
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_NAMESPACE_END

@@ -13,20 +13,22 @@
 //! operator need only be associative, and every step's tree depends only on the shape.
 #pragma once
 
-#include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_segmented_reduce.cuh>
-#include <fold/dispatch/kernels_reduce.cuh>
 #include <fold/dispatch/kernels_reduce_axes.cuh>
+#include <fold/dispatch/launch.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/extents.cuh>
 #include <fold/util/macros.cuh>
-#include <fold/util/operators.cuh>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+namespace detail
 {
 
 //! Rows per unit of a higher-dimension step: all of them up to `unit_min_rows` rows or `unit_items` items, else a
@@ -188,7 +190,12 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
   }
 }
 
-template <typename InputIteratorT, typename OutputIteratorT, typename ReductionOpT, typename InitT, typename AccumT>
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TuningT>
 struct DispatchReduceAxes
 {
   using Cast = CastTo<AccumT>;
@@ -208,21 +215,21 @@ struct DispatchReduceAxes
                                    OutT,
                                    FixedOffsets,
                                    FixedOffsets,
-                                   std::uint64_t,
                                    ReductionOpT,
                                    StepInitT,
                                    AccumT,
-                                   Cast>::Dispatch(temp,
-                                                   bytes,
-                                                   in,
-                                                   out,
-                                                   s.batch,
-                                                   FixedOffsets{s.rows, 0},
-                                                   FixedOffsets{s.rows, s.rows},
-                                                   op,
-                                                   init,
-                                                   Cast{},
-                                                   stream);
+                                   Cast,
+                                   TuningT>::Dispatch(temp,
+                                                      bytes,
+                                                      in,
+                                                      out,
+                                                      s.batch,
+                                                      FixedOffsets{s.rows, 0},
+                                                      FixedOffsets{s.rows, s.rows},
+                                                      op,
+                                                      init,
+                                                      Cast{},
+                                                      stream);
   }
 
   template <typename InT, typename OutT, typename StepInitT>
@@ -259,7 +266,8 @@ struct DispatchReduceAxes
                               InitT init,
                               cudaStream_t stream)
   {
-    const AxesPlan plan = make_axes_plan(shape, axes);
+    const DispatchHooks hooks = hooks_of<TuningT>();
+    const AxesPlan plan       = make_axes_plan(shape, axes);
     if (!plan.valid)
     {
       return cudaErrorInvalidValue;
@@ -312,20 +320,13 @@ struct DispatchReduceAxes
     {
       return cudaSuccess;
     }
-    int device = 0, sms = 0, arch = 0;
-    if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
+    DeviceFacts facts;
+    if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
     {
       return error;
     }
-    if (const cudaError_t error = sm_count(device, sms); error != cudaSuccess)
-    {
-      return error;
-    }
-    if (const cudaError_t error = ptx_version(device, arch); error != cudaSuccess)
-    {
-      return error;
-    }
-    const bool overlap    = may_overlap(arch);
+    const int sms         = facts.sms;
+    const bool overlap    = may_overlap(facts.arch, hooks);
     char* base            = static_cast<char*>(align_up(d_temp_storage, align));
     AccumT* buffer[2]     = {reinterpret_cast<AccumT*>(base), reinterpret_cast<AccumT*>(base + second)};
     std::size_t seg_bytes = segmented_bytes;
@@ -361,4 +362,5 @@ struct DispatchReduceAxes
   }
 };
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_NAMESPACE_END

@@ -5,10 +5,12 @@
 //! (see kernels_segmented_reduce.cuh), so nothing waits for the host.
 #pragma once
 
-#include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/util/macros.cuh>
+
+#include <fold/detail/output.cuh>
 #include <fold/dispatch/kernels_segmented_reduce.cuh>
+#include <fold/dispatch/launch.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
-#include <fold/util/arch.cuh>
 
 #include <cuda_runtime_api.h>
 
@@ -16,14 +18,9 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+namespace detail
 {
-
-template <typename OutputIteratorT, typename T, bool ForMax>
-bool is_null(const PairOutput<OutputIteratorT, T, ForMax>& out)
-{
-  return is_null(out.out);
-}
 
 //! Where each part of the temporary storage starts, from an aligned base.
 struct SegmentedLayout
@@ -61,14 +58,16 @@ template <typename InputIteratorT,
           typename OutputIteratorT,
           typename BeginOffsetIteratorT,
           typename EndOffsetIteratorT,
-          typename OffsetT,
           typename ReductionOpT,
           typename InitT,
           typename AccumT,
           typename TransformOpT,
-          typename TuningT = DefaultTuning>
+          typename TuningT>
 struct DispatchSegmentedReduce
 {
+  //! The offset type the kernels index a segment's items with (see `offset_t`).
+  using OffsetT = offset_t<std::common_type_t<value_t<BeginOffsetIteratorT>, value_t<EndOffsetIteratorT>>>;
+
   static constexpr auto warp_kernel  = SegmentedWarpKernel<InputIteratorT,
                                                           OutputIteratorT,
                                                           BeginOffsetIteratorT,
@@ -90,22 +89,6 @@ struct DispatchSegmentedReduce
                                                             TransformOpT,
                                                             TuningT>;
 
-  //! Resident blocks of the block kernel per multiprocessor of `device`, read once per device.
-  static cudaError_t occupancy(int device, int block_threads, int& blocks)
-  {
-    static DeviceCache cache;
-    return cached_per_device(cache,
-                             device,
-                             blocks,
-                             [block_threads](int& v)
-                             {
-                               const cudaError_t error =
-                                   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&v, block_kernel, block_threads, 0);
-                               v = v < 1 ? 1 : v;
-                               return error;
-                             });
-  }
-
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT in,
@@ -118,6 +101,7 @@ struct DispatchSegmentedReduce
                               TransformOpT transform,
                               cudaStream_t stream)
   {
+    const DispatchHooks hooks = hooks_of<TuningT>();
     if (num_segments < 0)
     {
       return cudaErrorInvalidValue;
@@ -136,30 +120,24 @@ struct DispatchSegmentedReduce
       }
       return cudaSuccess;
     }
-    int device = 0, arch = 0, sms = 0, blocks_per_sm = 0;
-    if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess)
+    DeviceFacts facts;
+    if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
     {
       return error;
     }
-    if (const cudaError_t error = ptx_version(device, arch); error != cudaSuccess)
-    {
-      return error;
-    }
-    const TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(arch);
-    if (const cudaError_t error = sm_count(device, sms); error != cudaSuccess)
-    {
-      return error;
-    }
-    if (const cudaError_t error = occupancy(device, shape.block_threads, blocks_per_sm); error != cudaSuccess)
+    const TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(facts.arch);
+    int blocks_per_sm     = 0;
+    if (const cudaError_t error = occupancy<block_kernel>(facts.device, shape.block_threads, blocks_per_sm);
+        error != cudaSuccess)
     {
       return error;
     }
     const SegmentedPolicy policy = segmented_policy();
-    const int forced             = dispatch_override.max_listed_segments;
+    const int forced             = hooks.max_listed_segments;
     auto cap             = [&](int limit) { return num_segments < limit ? static_cast<int>(num_segments) : limit; };
     const int large_cap  = cap(forced > 0 ? forced : policy.max_split_segments);
     const int block_cap  = cap(forced > 0 ? forced : policy.max_listed_segments);
-    const int block_grid = sms * blocks_per_sm;
+    const int block_grid = facts.sms * blocks_per_sm;
     const SegmentedLayout layout =
         SegmentedLayout::make(large_cap, block_cap, block_grid, policy.max_units, sizeof(AccumT), alignof(AccumT));
 
@@ -181,7 +159,7 @@ struct DispatchSegmentedReduce
     // The warp kernel: a group of 32 segments per warp, grid-stride beyond 32 blocks per SM (a few waves).
     const std::int64_t groups     = num_segments / 32 + (num_segments % 32 != 0); // no overflow at 2^63 - 1
     const std::int64_t warps      = shape.block_threads / 32;
-    const std::int64_t max_blocks = static_cast<std::int64_t>(sms) * 32;
+    const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
     const std::int64_t needed     = (groups + warps - 1) / warps;
     const int warp_grid           = static_cast<int>(needed < max_blocks ? needed : max_blocks);
     auto* large_list              = reinterpret_cast<LargeSegment*>(base + layout.large_list);
@@ -190,7 +168,7 @@ struct DispatchSegmentedReduce
                                          warp_grid,
                                          shape.block_threads,
                                          stream,
-                                         may_overlap(arch),
+                                         may_overlap(facts.arch, hooks),
                                          in,
                                          out,
                                          begins,
@@ -212,7 +190,7 @@ struct DispatchSegmentedReduce
                   block_grid,
                   shape.block_threads,
                   stream,
-                  may_overlap(arch),
+                  may_overlap(facts.arch, hooks),
                   in,
                   out,
                   begins,
@@ -246,8 +224,9 @@ struct FixedOffsets
   FOLD_HOST_DEVICE constexpr std::int64_t operator[](std::int64_t i) const { return i * size + shift; }
 };
 
-//! The common entry of every DeviceSegmentedReduce algorithm: picks the offset type and dispatches.
+//! The common entry of every DeviceSegmentedReduce algorithm: checks the types and dispatches.
 template <typename AccumT,
+          typename TuningT,
           typename InputIteratorT,
           typename OutputIteratorT,
           typename BeginOffsetIteratorT,
@@ -274,26 +253,26 @@ cudaError_t segmented_reduce(void* d_temp_storage,
   static_assert(
       std::is_trivially_copyable_v<AccumT> && std::is_default_constructible_v<AccumT>,
       "fold::DeviceSegmentedReduce: the accumulator type must be trivially copyable and default-constructible");
-  using OffsetT = offset_t<std::common_type_t<BeginT, EndT>>;
   return DispatchSegmentedReduce<InputIteratorT,
                                  OutputIteratorT,
                                  BeginOffsetIteratorT,
                                  EndOffsetIteratorT,
-                                 OffsetT,
                                  ReductionOpT,
                                  InitT,
                                  AccumT,
-                                 TransformOpT>::Dispatch(d_temp_storage,
-                                                         temp_storage_bytes,
-                                                         in,
-                                                         out,
-                                                         num_segments,
-                                                         begins,
-                                                         ends,
-                                                         op,
-                                                         init,
-                                                         transform,
-                                                         stream);
+                                 TransformOpT,
+                                 TuningT>::Dispatch(d_temp_storage,
+                                                    temp_storage_bytes,
+                                                    in,
+                                                    out,
+                                                    num_segments,
+                                                    begins,
+                                                    ends,
+                                                    op,
+                                                    init,
+                                                    transform,
+                                                    stream);
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_NAMESPACE_END

@@ -18,129 +18,18 @@
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
 
 #include <cuda/atomic>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+FOLD_KERNELS_BEGIN
+namespace detail
 {
-
-//! A reduction with an initial value: the result is `op(init, aggregate)`, and `init` for empty input.
-template <typename T>
-struct InitialValue
-{
-  T value;
-
-  template <typename AccumT, typename ReductionOpT>
-  FOLD_DEVICE FOLD_FORCEINLINE AccumT finalize(ReductionOpT op, const AccumT& aggregate) const
-  {
-    return convert<AccumT>(op(value, aggregate));
-  }
-  FOLD_DEVICE FOLD_FORCEINLINE const T& empty() const { return value; }
-};
-
-//! A reduction without one (ArgMin, ArgMax): the result is the aggregate, and `result` for empty input.
-template <typename T>
-struct EmptyResult
-{
-  T result;
-
-  template <typename AccumT, typename ReductionOpT>
-  FOLD_DEVICE FOLD_FORCEINLINE const AccumT& finalize(ReductionOpT, const AccumT& aggregate) const
-  {
-    return aggregate;
-  }
-  FOLD_DEVICE FOLD_FORCEINLINE const T& empty() const { return result; }
-};
-
-//! No initial value: the result is the aggregate (the intermediate steps of an axis reduction, whose rows are
-//! never empty).
-template <typename AccumT>
-struct NoInit
-{
-  template <typename ReductionOpT>
-  FOLD_DEVICE FOLD_FORCEINLINE const AccumT& finalize(ReductionOpT, const AccumT& aggregate) const
-  {
-    return aggregate;
-  }
-  FOLD_DEVICE FOLD_FORCEINLINE AccumT empty() const { return AccumT{}; }
-};
-
-//! Two outputs written from one key-value result: the value to `values`, the key (index) to `keys`.
-template <typename ValueOutputIteratorT, typename KeyOutputIteratorT>
-struct ArgOutput
-{
-  ValueOutputIteratorT values;
-  KeyOutputIteratorT keys;
-};
-
-//! Writes `result` to `*out`, converted to the output's value type where it has one.
-template <typename OutputIteratorT, typename T>
-FOLD_DEVICE FOLD_FORCEINLINE void store_result(OutputIteratorT out, const T& result)
-{
-  using OutputT = non_void_value_t<OutputIteratorT, T>;
-  *out          = convert<OutputT>(result);
-}
-
-template <typename ValueOutputIteratorT, typename KeyOutputIteratorT, typename K, typename V>
-FOLD_DEVICE FOLD_FORCEINLINE void store_result(ArgOutput<ValueOutputIteratorT, KeyOutputIteratorT> out,
-                                               const KeyValuePair<K, V>& result)
-{
-  store_result(out.values, result.value);
-  store_result(out.keys, result.key);
-}
-
-//! The outputs of ArgMin/ArgMax reduced as packed pairs (`PackedArgReduction` `PackedT`): a packed result is
-//! unpacked into `out`; an unpacked pair (the result for empty input) is written as it is.
-template <typename ArgOutputT, typename PackedT>
-struct UnpackArg
-{
-  ArgOutputT out;
-};
-
-template <typename ArgOutputT, typename PackedT>
-FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> out,
-                                               const typename PackedT::PackedPair& packed)
-{
-  store_result(out.out, PackedT::unpack(packed));
-}
-
-template <typename ArgOutputT, typename PackedT, typename K, typename V>
-FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> out, const KeyValuePair<K, V>& pair)
-{
-  store_result(out.out, pair);
-}
-
-//! An output written through an order key: the key is turned back into the `T` it came from (Min, Max, ArgMin
-//! and ArgMax over floating-point input reduce keys, see `order_key_t`).
-template <typename OutputIteratorT, typename T, bool ForMax>
-struct FromOrderKey
-{
-  OutputIteratorT out;
-};
-
-template <typename OutputIteratorT, typename T, bool ForMax, typename KeyT>
-FOLD_DEVICE FOLD_FORCEINLINE void store_result(FromOrderKey<OutputIteratorT, T, ForMax> out, const KeyT& key)
-{
-  store_result(out.out, from_order_key<T, ForMax>(key));
-}
-
-//! Where Min, Max, ArgMin and ArgMax over `T` write their value: `out` itself, or through `FromOrderKey` when
-//! the values travel as order keys (`ExtremumValues`).
-template <typename T, bool ForMax, typename OutputIteratorT>
-constexpr auto extremum_output(OutputIteratorT out)
-{
-  if constexpr (ExtremumValues<T, ForMax>::keyed)
-  {
-    return FromOrderKey<OutputIteratorT, T, ForMax>{out};
-  }
-  else
-  {
-    return out;
-  }
-}
 
 //! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`, with the
 //! tile of `ShapeOpT`'s class (see `reduce_tile_shape`): the DeviceReduce kernels pass their operator, the
@@ -218,7 +107,7 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT>
-__global__ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads) void SingleTileKernel(
+FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SingleTileKernel(
     InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
 {
   begin_dependent_kernel();
@@ -247,13 +136,13 @@ template <typename InputIteratorT,
           typename ReductionOpT,
           typename TransformOpT,
           typename TuningT>
-__global__
-__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
-                  TuningT::policy(FOLD_ARCH).min_blocks_per_sm) void ReduceKernel(InputIteratorT in,
-                                                                                  AccumT* partials,
-                                                                                  GridEvenShare<OffsetT> share,
-                                                                                  ReductionOpT op,
-                                                                                  TransformOpT transform)
+FOLD_KERNEL
+__launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
+                  kernel_policy<TuningT, FOLD_ARCH>.min_blocks_per_sm) void ReduceKernel(InputIteratorT in,
+                                                                                         AccumT* partials,
+                                                                                         GridEvenShare<OffsetT> share,
+                                                                                         ReductionOpT op,
+                                                                                         TransformOpT transform)
 {
   begin_dependent_kernel();
   using AgentT =
@@ -362,17 +251,17 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT>
-__global__
-__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
-                  TuningT::policy(FOLD_ARCH).min_blocks_per_sm) void SinglePassKernel(InputIteratorT in,
-                                                                                      OutputIteratorT out,
-                                                                                      AccumT* partials,
-                                                                                      Ticket* ticket,
-                                                                                      unsigned long long call_id,
-                                                                                      GridEvenShare<OffsetT> share,
-                                                                                      ReductionOpT op,
-                                                                                      InitT init,
-                                                                                      TransformOpT transform)
+FOLD_KERNEL __launch_bounds__(
+    kernel_policy<TuningT, FOLD_ARCH>.block_threads,
+    kernel_policy<TuningT, FOLD_ARCH>.min_blocks_per_sm) void SinglePassKernel(InputIteratorT in,
+                                                                               OutputIteratorT out,
+                                                                               AccumT* partials,
+                                                                               Ticket* ticket,
+                                                                               unsigned long long call_id,
+                                                                               GridEvenShare<OffsetT> share,
+                                                                               ReductionOpT op,
+                                                                               InitT init,
+                                                                               TransformOpT transform)
 {
   begin_dependent_kernel();
   using AgentT =
@@ -410,4 +299,6 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
   }
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_KERNELS_END
+FOLD_NAMESPACE_END

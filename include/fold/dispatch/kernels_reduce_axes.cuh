@@ -8,13 +8,17 @@
 #include <fold/dispatch/kernels_reduce.cuh>
 #include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
 
 #include <cstdint>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+FOLD_KERNELS_BEGIN
+namespace detail
 {
 
 //! One step of an axis reduction.
@@ -72,13 +76,13 @@ template <typename InputIteratorT,
           typename InitT,
           typename AccumT,
           typename TransformOpT>
-__global__ __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIteratorT in,
-                                                                      OutputIteratorT out,
-                                                                      AxesStep step,
-                                                                      int col_threads,
-                                                                      ReductionOpT op,
-                                                                      InitT init,
-                                                                      TransformOpT transform)
+FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIteratorT in,
+                                                                       OutputIteratorT out,
+                                                                       AxesStep step,
+                                                                       int col_threads,
+                                                                       ReductionOpT op,
+                                                                       InitT init,
+                                                                       TransformOpT transform)
 {
   begin_dependent_kernel();
   constexpr int V = column_vector_items<InputIteratorT>();
@@ -206,4 +210,6 @@ __global__ __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputItera
   }
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_KERNELS_END
+FOLD_NAMESPACE_END

@@ -19,13 +19,17 @@
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/warp/warp_reduce.cuh>
 
 #include <cstdint>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+FOLD_KERNELS_BEGIN
+namespace detail
 {
 
 enum class SegmentClass
@@ -122,45 +126,6 @@ struct LargeSegment
   std::uint64_t first_unit;
 };
 
-//! Writes `result` to the `i`-th output (see `store_result`).
-template <typename OutputIteratorT, typename T>
-FOLD_DEVICE FOLD_FORCEINLINE void store_segment(OutputIteratorT out, std::int64_t i, const T& result)
-{
-  store_result(out + i, result);
-}
-
-template <typename OutputIteratorT, typename T, bool ForMax, typename KeyT>
-FOLD_DEVICE FOLD_FORCEINLINE void
-store_segment(FromOrderKey<OutputIteratorT, T, ForMax> out, std::int64_t i, const KeyT& result)
-{
-  store_result(FromOrderKey<OutputIteratorT, T, ForMax>{out.out + i}, result);
-}
-
-//! The `KeyValuePair` output of the segmented ArgMin and ArgMax: the index within the segment and the value,
-//! turned back from an order key where the values travel as keys.
-template <typename OutputIteratorT, typename T, bool ForMax>
-struct PairOutput
-{
-  OutputIteratorT out;
-};
-
-template <typename OutputIteratorT, typename T, bool ForMax, typename V>
-FOLD_DEVICE FOLD_FORCEINLINE void
-store_segment(PairOutput<OutputIteratorT, T, ForMax> out, std::int64_t i, const KeyValuePair<std::int64_t, V>& result)
-{
-  using PairT = non_void_value_t<OutputIteratorT, KeyValuePair<int, T>>;
-  using KeyT  = decltype(PairT::key);
-  using ValT  = decltype(PairT::value);
-  if constexpr (ExtremumValues<T, ForMax>::keyed)
-  {
-    out.out[i] = PairT{static_cast<KeyT>(result.key), convert<ValT>(from_order_key<T, ForMax>(result.value))};
-  }
-  else
-  {
-    out.out[i] = PairT{static_cast<KeyT>(result.key), convert<ValT>(result.value)};
-  }
-}
-
 //! A segment's first item and length, read from the offsets (an end at or before the begin is empty).
 template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
 FOLD_DEVICE FOLD_FORCEINLINE void read_segment(
@@ -221,25 +186,25 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT>
-__global__
-__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads) void SegmentedWarpKernel(InputIteratorT in,
-                                                                                     OutputIteratorT out,
-                                                                                     BeginOffsetIteratorT begins,
-                                                                                     EndOffsetIteratorT ends,
-                                                                                     std::int64_t num_segments,
-                                                                                     ReductionOpT op,
-                                                                                     InitT init,
-                                                                                     TransformOpT transform,
-                                                                                     SegmentedState* state,
-                                                                                     LargeSegment* large_list,
-                                                                                     std::int64_t* block_list,
-                                                                                     int large_cap,
-                                                                                     int block_cap)
+FOLD_KERNEL
+__launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedWarpKernel(InputIteratorT in,
+                                                                                            OutputIteratorT out,
+                                                                                            BeginOffsetIteratorT begins,
+                                                                                            EndOffsetIteratorT ends,
+                                                                                            std::int64_t num_segments,
+                                                                                            ReductionOpT op,
+                                                                                            InitT init,
+                                                                                            TransformOpT transform,
+                                                                                            SegmentedState* state,
+                                                                                            LargeSegment* large_list,
+                                                                                            std::int64_t* block_list,
+                                                                                            int large_cap,
+                                                                                            int block_cap)
 {
   begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   constexpr SegmentClasses sizes = Agents::classes;
-  constexpr int warps            = TuningT::policy(FOLD_ARCH).block_threads / 32;
+  constexpr int warps            = kernel_policy<TuningT, FOLD_ARCH>.block_threads / 32;
   __shared__ typename Agents::Warp::TempStorage storage[warps];
 
   const int lane                                       = static_cast<int>(threadIdx.x) % 32;
@@ -345,8 +310,8 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT>
-__global__
-__launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
+FOLD_KERNEL
+__launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                   segmented_policy().min_blocks_per_sm) void SegmentedBlockKernel(InputIteratorT in,
                                                                                   OutputIteratorT out,
                                                                                   BeginOffsetIteratorT begins,
@@ -366,7 +331,7 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
   begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   constexpr SegmentClasses sizes = Agents::classes;
-  constexpr int block_threads    = TuningT::policy(FOLD_ARCH).block_threads;
+  constexpr int block_threads    = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
   __shared__ union
   {
     typename Agents::Block::TempStorage items;
@@ -535,4 +500,6 @@ __launch_bounds__(TuningT::policy(FOLD_ARCH).block_threads,
   }
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_KERNELS_END
+FOLD_NAMESPACE_END

@@ -9,9 +9,10 @@
 
 #include <fold/util/macros.cuh>
 
-namespace fold
-{
+FOLD_NAMESPACE_BEGIN
 
+namespace detail
+{
 //! A half-open range of item offsets `[begin, end)`.
 template <typename OffsetT>
 struct Range
@@ -19,6 +20,7 @@ struct Range
   OffsetT begin;
   OffsetT end;
 };
+} // namespace detail
 
 template <typename OffsetT>
 struct GridEvenShare
@@ -48,7 +50,7 @@ struct GridEvenShare
   }
 
   //! The grains block `block` reduces, `[first, last)`.
-  FOLD_HOST_DEVICE constexpr Range<OffsetT> block_grains(int block) const
+  FOLD_HOST_DEVICE constexpr detail::Range<OffsetT> block_grains(int block) const
   {
     const OffsetT b     = static_cast<OffsetT>(block);
     const OffsetT first = b * share + (b < extra ? b : extra);
@@ -56,7 +58,7 @@ struct GridEvenShare
   }
 
   //! The items of grain `grain`: `grain_items` of them, fewer for the last grain.
-  FOLD_HOST_DEVICE constexpr Range<OffsetT> grain_range(OffsetT grain) const
+  FOLD_HOST_DEVICE constexpr detail::Range<OffsetT> grain_range(OffsetT grain) const
   {
     // Computed from grain counts so that the end never overflows OffsetT, even for num_items near its maximum.
     const OffsetT begin = grain * grain_items;
@@ -64,11 +66,11 @@ struct GridEvenShare
   }
 
   //! The items block `block` reduces. Only the last block's range can end in a partial grain.
-  FOLD_HOST_DEVICE constexpr Range<OffsetT> block_range(int block) const
+  FOLD_HOST_DEVICE constexpr detail::Range<OffsetT> block_range(int block) const
   {
-    const Range<OffsetT> grains = block_grains(block);
+    const detail::Range<OffsetT> grains = block_grains(block);
     return {grains.begin * grain_items, grain_range(grains.end - 1).end};
   }
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! The reduction policy chain: one constexpr policy per architecture, and the one selector that both the host
-//! (with the PTX version of the loaded image) and the kernels (with `__CUDA_ARCH__`) call.
+//! (with the PTX version of the loaded image) and the kernels (with `__CUDA_ARCH__`) call. A *tuning* is a type
+//! with `static constexpr ReducePolicy policy(int arch)`: `DefaultTuning` selects from the chain, `CanonicalTuning`
+//! fixes the reduction tree across architectures, and a user's own may be passed to any algorithm as the trailing
+//! `fold::tuned<MyTuning>` argument.
 #pragma once
 
+#include <fold/block/block_reduce.cuh>
 #include <fold/util/macros.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
 
-namespace fold
-{
+#include <type_traits>
 
-//! How BlockReduce combines the threads' values.
-enum class BlockReduceAlgorithm
-{
-  warp_reductions,         //!< shuffle-reduce each warp, then reduce the warp aggregates; keeps order
-  raking,                  //!< one warp rakes contiguous runs from shared memory, then shuffle-reduces; keeps order
-  raking_commutative_only, //!< the first warp folds in the others' values strided, then shuffle-reduces;
-                           //!< needs a commutative operator (partial blocks fall back to `raking`)
-};
+FOLD_NAMESPACE_BEGIN
 
 //! The shape of the reduction kernels on one architecture.
 struct ReducePolicy
@@ -109,6 +107,8 @@ struct DefaultTuning
   FOLD_HOST_DEVICE static constexpr ReducePolicy policy(int arch) { return select_reduce_policy(arch); }
 };
 
+namespace detail
+{
 //! The fields of a policy that decide the reduction tree (with the input's type and `num_items`): the tile and
 //! how it is reduced, and the unit size rule. Whatever the grid, the waves or the occupancy, the same values
 //! give the same tree.
@@ -125,8 +125,53 @@ struct TreeShape
 //! The tree of `fold::gpu_to_gpu`: the same on every architecture, whatever the architecture's tuned tile.
 inline constexpr TreeShape canonical_tree{256, 16, 16, 16, BlockReduceAlgorithm::warp_reductions, 16384};
 
-//! The tuning of `fold::gpu_to_gpu`: `BaseT`'s policy with its tree fields replaced by `canonical_tree`, so that
-//! every architecture reduces along the same tree. Only the launch fields (occupancy, waves, single-pass or
+//! The kernels a DeviceReduce call runs.
+enum class ReducePath
+{
+  automatic,   //!< let the dispatch choose
+  single_tile, //!< one block, one launch: up to one tile
+  single_pass, //!< one launch: every block writes a partial, the last one reduces them
+  two_pass,    //!< pass 1 writes the partials, a single-tile launch reduces them (the single-pass path's reference)
+};
+
+//! What a tuning may force on the host side of a call, for tests and benchmarks (not for production use): a
+//! tuning with `static DispatchHooks hooks()` has the dispatch call it on every call. The defaults force
+//! nothing. A different path or grid never changes a result's bits, only how it is computed.
+struct DispatchHooks
+{
+  ReducePath path         = ReducePath::automatic;
+  int max_grid_size       = 0;     //!< 0: no cap
+  int waves               = 0;     //!< 0: the policy's
+  int max_listed_segments = 0;     //!< segmented reductions: caps both lists (0: the policy's caps)
+  bool serial_launches    = false; //!< launch without programmatic dependent launch
+};
+
+template <typename TuningT, typename = void>
+struct has_hooks : std::false_type
+{
+};
+template <typename TuningT>
+struct has_hooks<TuningT, std::void_t<decltype(TuningT::hooks())>> : std::true_type
+{
+};
+
+//! `TuningT::hooks()`, or no hooks at all.
+template <typename TuningT>
+DispatchHooks hooks_of()
+{
+  if constexpr (has_hooks<TuningT>::value)
+  {
+    return TuningT::hooks();
+  }
+  else
+  {
+    return {};
+  }
+}
+} // namespace detail
+
+//! The tuning of `fold::gpu_to_gpu`: `BaseT`'s policy with its tree fields replaced by `detail::canonical_tree`, so
+//! that every architecture reduces along the same tree. Only the launch fields (occupancy, waves, single-pass or
 //! two-pass) stay the architecture's, and they do not change the result.
 template <typename BaseT = DefaultTuning>
 struct CanonicalTuning
@@ -135,18 +180,22 @@ struct CanonicalTuning
   {
     ReducePolicy p = BaseT::policy(arch);
     // Keep the architecture's resident threads per SM with the canonical block size.
-    const int resident             = p.min_blocks_per_sm * p.block_threads / canonical_tree.block_threads;
+    const int resident             = p.min_blocks_per_sm * p.block_threads / detail::canonical_tree.block_threads;
     p.min_blocks_per_sm            = resident > 0 ? resident : 1;
-    p.block_threads                = canonical_tree.block_threads;
-    p.items_per_thread             = canonical_tree.items_per_thread;
-    p.commutative_items_per_thread = canonical_tree.commutative_items_per_thread;
-    p.vector_bytes                 = canonical_tree.vector_bytes;
-    p.block_algorithm              = canonical_tree.block_algorithm;
-    p.max_units                    = canonical_tree.max_units;
+    p.block_threads                = detail::canonical_tree.block_threads;
+    p.items_per_thread             = detail::canonical_tree.items_per_thread;
+    p.commutative_items_per_thread = detail::canonical_tree.commutative_items_per_thread;
+    p.vector_bytes                 = detail::canonical_tree.vector_bytes;
+    p.block_algorithm              = detail::canonical_tree.block_algorithm;
+    p.max_units                    = detail::canonical_tree.max_units;
     return p;
   }
+  //! The base's dispatch hooks, if it has any (see `detail::DispatchHooks`).
+  static detail::DispatchHooks hooks() { return detail::hooks_of<BaseT>(); }
 };
 
+namespace detail
+{
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
 //! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the
 //! same on every architecture. They were set on an H200 from the segment-length sweep of `fold-bench`
@@ -214,4 +263,127 @@ FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
           policy.block_threads * vector_items};
 }
 
-} // namespace fold
+//! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
+//! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
+//! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
+//! load contiguous runs, which the segmented reductions use with every operator.
+template <typename InputIteratorT,
+          typename AccumT       = value_t<InputIteratorT>,
+          typename TuningT      = DefaultTuning,
+          typename ReductionOpT = void>
+FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
+{
+  return make_tile_shape(TuningT::policy(arch),
+                         static_cast<int>(sizeof(value_t<InputIteratorT>)),
+                         is_vectorizable_input_v<InputIteratorT>,
+                         static_cast<int>(sizeof(AccumT)),
+                         is_commutative_v<ReductionOpT>);
+}
+//! Whether `TuningT` is a tuning: `TuningT::policy(arch)` is a `ReducePolicy` usable in constant expressions.
+template <typename TuningT, typename = void>
+struct is_tuning : std::false_type
+{
+};
+template <typename TuningT>
+struct is_tuning<TuningT, std::void_t<std::integral_constant<int, TuningT::policy(0).block_threads>>>
+    : std::is_same<std::remove_cv_t<decltype(TuningT::policy(0))>, ReducePolicy>
+{
+};
+
+//! `TuningT`'s policy for kernels compiled for `Arch`, checked where it enters the kernel, so that a tuning of
+//! the user's own fails to compile with a sentence rather than a wall of template errors.
+template <typename TuningT, int Arch>
+struct KernelPolicy
+{
+  static constexpr ReducePolicy value = TuningT::policy(Arch);
+  static_assert(value.block_threads >= 32 && value.block_threads <= 1024 && value.block_threads % 32 == 0,
+                "fold: a tuning's block_threads must be a multiple of 32 from 32 to 1024");
+  static_assert(value.items_per_thread >= 1 && value.commutative_items_per_thread >= 1,
+                "fold: a tuning's items_per_thread and commutative_items_per_thread must be at least 1");
+  static_assert(value.vector_bytes == 1 || value.vector_bytes == 2 || value.vector_bytes == 4 ||
+                    value.vector_bytes == 8 || value.vector_bytes == 16,
+                "fold: a tuning's vector_bytes must be 1, 2, 4, 8 or 16");
+  static_assert(value.min_blocks_per_sm >= 1, "fold: a tuning's min_blocks_per_sm must be at least 1");
+  static_assert(value.oversubscription >= 1 && value.one_wave_max_mib >= 0 && value.single_pass_blocks_per_sm >= 0,
+                "fold: a tuning's oversubscription must be at least 1, one_wave_max_mib and "
+                "single_pass_blocks_per_sm at least 0");
+  static_assert(value.max_units >= 1, "fold: a tuning's max_units must be at least 1");
+};
+
+//! The checked policy kernels compiled for `Arch` run under (see `KernelPolicy`).
+template <typename TuningT, int Arch>
+inline constexpr ReducePolicy kernel_policy = KernelPolicy<TuningT, Arch>::value;
+} // namespace detail
+
+//! @name The trailing argument of every algorithm: how its result's bits are fixed, and its tuning
+//! @{
+
+//! `run_to_run` (the default): the same values give the same bits on every run on one architecture, whatever
+//! the stream, the grid, the temporary storage's address or the input's alignment. See docs/semantics.md.
+struct run_to_run_t
+{
+  using tuning = DefaultTuning;
+};
+
+//! `gpu_to_gpu`: as `run_to_run`, and also the same bits on every architecture fold supports: the reduction
+//! follows one canonical tree instead of the architecture's tuned tile. It makes a difference only to inexact
+//! reductions (floating-point sums, user operators); it may cost throughput where an architecture's tuned tile
+//! differs from the canonical one (on sm_90 it does not).
+struct gpu_to_gpu_t
+{
+  using tuning = CanonicalTuning<>;
+};
+
+//! `tuned<TuningT>`: run with a tuning of your own, a type with `static constexpr ReducePolicy policy(int arch)`
+//! (`fold::CanonicalTuning<TuningT>` keeps `gpu_to_gpu`'s guarantee with it). Bits are reproducible run to run
+//! for one tuning; they may differ between tunings.
+template <typename TuningT>
+struct tuned_t
+{
+  using tuning = TuningT;
+};
+
+inline constexpr run_to_run_t run_to_run{};
+inline constexpr gpu_to_gpu_t gpu_to_gpu{};
+template <typename TuningT>
+inline constexpr tuned_t<TuningT> tuned{};
+//! @}
+
+namespace detail
+{
+template <typename OptionT>
+inline constexpr bool is_option_v = std::is_same_v<OptionT, run_to_run_t> || std::is_same_v<OptionT, gpu_to_gpu_t>;
+template <typename TuningT>
+inline constexpr bool is_option_v<tuned_t<TuningT>> = true;
+
+template <typename OptionT, typename = void>
+struct tuning_member
+{
+  using type = void;
+};
+template <typename OptionT>
+struct tuning_member<OptionT, std::void_t<typename OptionT::tuning>>
+{
+  using type = typename OptionT::tuning;
+};
+
+//! The tuning of `OptionT`; with a readable error (and `DefaultTuning`, so that no other error follows) when it
+//! is not an option or its tuning is not a tuning.
+template <typename OptionT>
+struct tuning_of
+{
+  static_assert(is_option_v<OptionT>,
+                "fold: the argument after the stream must be fold::run_to_run, fold::gpu_to_gpu or fold::tuned<T>");
+  using given = typename tuning_member<OptionT>::type;
+  static_assert(!is_option_v<OptionT> || is_tuning<given>::value,
+                "fold::tuned<T>: T must be a tuning, with 'static constexpr fold::ReducePolicy policy(int arch)' "
+                "usable in constant expressions (see fold::DefaultTuning)");
+  using type = std::conditional_t<is_option_v<OptionT> && is_tuning<given>::value, given, DefaultTuning>;
+};
+
+//! The tuning a call with trailing argument `OptionT` runs with.
+template <typename OptionT>
+using tuning_t = typename tuning_of<OptionT>::type;
+} // namespace detail
+
+FOLD_NAMESPACE_END

@@ -11,7 +11,9 @@
 
 #include <atomic>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+FOLD_KERNELS_BEGIN
+namespace detail
 {
 
 //! Devices with an ordinal below this are cached; others are queried on every call.
@@ -46,7 +48,7 @@ cudaError_t cached_per_device(DeviceCache& cache, int device, int& value, QueryT
 }
 
 template <int = 0>
-__global__ void EmptyKernel()
+FOLD_KERNEL void EmptyKernel()
 {
 }
 
@@ -103,4 +105,6 @@ constexpr bool has_dependent_launch(int arch)
   return arch >= 900;
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_KERNELS_END
+FOLD_NAMESPACE_END

@@ -3,11 +3,12 @@
 //! The shape of a row-major array and a set of its axes: what `DeviceReduceAxes` takes.
 #pragma once
 
+#include <fold/util/macros.cuh>
+
 #include <cstdint>
 #include <initializer_list>
 
-namespace fold
-{
+FOLD_NAMESPACE_BEGIN
 
 //! The most dimensions `DeviceReduceAxes` takes.
 inline constexpr int max_rank = 8;
@@ -62,4 +63,4 @@ struct Axes
   }
 };
 
-} // namespace fold
+FOLD_NAMESPACE_END

@@ -3,6 +3,8 @@
 //! Type traits shared by every layer: iterator value types, 16-bit floats, vectorisable and shuffle-able types.
 #pragma once
 
+#include <fold/util/macros.cuh>
+
 #include <cuda/std/iterator>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -10,8 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace fold
-{
+FOLD_NAMESPACE_BEGIN
 
 //! True for the 16-bit floating-point types `__half` and `__nv_bfloat16`.
 template <typename T>
@@ -82,9 +83,14 @@ __host__ __device__ constexpr To convert(const From& x)
   }
 }
 
+//! Whether items of `InputIteratorT` may be read with vector loads: raw pointers to primitive types.
+template <typename InputIteratorT>
+inline constexpr bool is_vectorizable_input_v =
+    std::is_pointer_v<InputIteratorT>&& is_primitive_v<value_t<InputIteratorT>>;
+
 //! The offset type the kernels index with: 32-bit for counts of up to 4 bytes, 64-bit otherwise.
 template <typename NumItemsT>
 using offset_t = std::conditional_t<(sizeof(NumItemsT) <= 4), std::uint32_t, std::uint64_t>;
 
 } // namespace detail
-} // namespace fold
+FOLD_NAMESPACE_END

@@ -8,7 +8,8 @@
 
 #include <new>
 
-namespace fold::detail
+FOLD_NAMESPACE_BEGIN
+namespace detail
 {
 
 template <typename T, int N>
@@ -27,4 +28,5 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE void construct_at(T* slot, const T& value)
   ::new (static_cast<void*>(slot)) T(value);
 }
 
-} // namespace fold::detail
+} // namespace detail
+FOLD_NAMESPACE_END

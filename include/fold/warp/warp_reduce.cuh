@@ -12,8 +12,7 @@
 
 #include <cstring>
 
-namespace fold
-{
+FOLD_NAMESPACE_BEGIN
 
 namespace detail
 {
@@ -146,4 +145,4 @@ FOLD_DEVICE FOLD_FORCEINLINE T reduce_lane_groups(T value, ReductionOpT op, int 
 }
 } // namespace detail
 
-} // namespace fold
+FOLD_NAMESPACE_END
