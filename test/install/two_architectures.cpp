@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h> // the typed cudaMalloc overloads
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -82,10 +84,27 @@ int check_precompiled()
   }
   return 0;
 }
+//! Whether the shared CUDA runtime is loaded. This program links the static one (CMake's default for CUDA code,
+//! which fold::precompiled links too); a second, shared runtime beside it made the program crash at exit now and
+//! then, when fold's targets named CUDA::cudart.
+bool shared_runtime_loaded()
+{
+  void* handle = dlopen("libcudart.so." CUDA_RUNTIME_MAJOR, RTLD_NOW | RTLD_NOLOAD);
+  if (handle != nullptr)
+  {
+    dlclose(handle);
+  }
+  return handle != nullptr;
+}
 } // namespace
 
 int main()
 {
+  if (shared_runtime_loaded())
+  {
+    std::printf("FAILED: the shared CUDA runtime is loaded beside the static one\n");
+    return 1;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
   {

@@ -58,7 +58,8 @@ UnitReport run_checks(const char* unit)
   std::vector<float> floats(n);
   for (int i = 0; i < n; ++i)
   {
-    floats[i] = static_cast<float>(values[(i * 7919) % n]) * 0.25f;
+    // In 64 bits: i * 7919 passes 2^31 (an int here overflowed, and the program crashed now and then).
+    floats[i] = static_cast<float>(values[static_cast<std::int64_t>(i) * 7919 % n]) * 0.25f;
   }
 
   cudaStream_t stream{};
