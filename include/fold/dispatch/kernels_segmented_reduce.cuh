@@ -165,15 +165,71 @@ struct SegmentedAgents
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
 };
 
-//! The lowest `n` set bits of `mask` cleared.
-FOLD_DEVICE FOLD_FORCEINLINE unsigned clear_lowest_bits(unsigned mask, int n)
+//! The position of the `n`-th (from 0) set bit of `mask`, or 32 when it has at most `n`: a binary search of
+//! five population counts (`__fns` is a longer sequence, and the warp kernel asks per group of segments).
+FOLD_DEVICE FOLD_FORCEINLINE int nth_set_bit(unsigned mask, int n)
 {
   if (__popc(mask) <= n)
   {
-    return 0;
+    return 32;
   }
-  const unsigned position = __fns(mask, 0, n + 1);
-  return mask & ~((1u << position) - 1u);
+  int position = 0;
+#pragma unroll
+  for (int half = 16; half > 0; half /= 2)
+  {
+    const unsigned low = mask & ((1u << half) - 1u);
+    const int count    = __popc(low);
+    if (count <= n)
+    {
+      n -= count;
+      mask >>= half;
+      position += half;
+    }
+    else
+    {
+      mask = low;
+    }
+  }
+  return position;
+}
+
+//! The lowest `n` set bits of `mask` cleared.
+FOLD_DEVICE FOLD_FORCEINLINE unsigned clear_lowest_bits(unsigned mask, int n)
+{
+  const int position = nth_set_bit(mask, n);
+  return position == 32 ? 0u : mask & ~((1u << position) - 1u);
+}
+
+//! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
+//! (one memory round trip), then folded in index order. An empty run gives `AccumT{}`.
+template <int MaxItems,
+          typename AccumT,
+          typename OffsetT,
+          typename InputIteratorT,
+          typename ThreadOpT,
+          typename TransformOpT>
+FOLD_DEVICE FOLD_FORCEINLINE AccumT
+fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformOpT transform)
+{
+  AccumT items[MaxItems];
+#pragma unroll
+  for (int k = 0; k < MaxItems; ++k)
+  {
+    if (first + k < last)
+    {
+      items[k] = transform(in[first + k], static_cast<OffsetT>(first + k));
+    }
+  }
+  AccumT aggregate = first < last ? items[0] : AccumT{};
+#pragma unroll
+  for (int k = 1; k < MaxItems; ++k)
+  {
+    if (first + k < last)
+    {
+      aggregate = thread_op(aggregate, items[k]);
+    }
+  }
+  return aggregate;
 }
 
 template <typename InputIteratorT,
@@ -211,16 +267,24 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const int warp                                       = static_cast<int>(threadIdx.x) / 32;
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
 
-  for (std::int64_t group = static_cast<std::int64_t>(blockIdx.x) * warps + warp; group * 32 < num_segments;
-       group += static_cast<std::int64_t>(gridDim.x) * warps)
+  // Each warp reads the offsets of its next group while it reduces the current one (two groups' loads in flight).
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * warps;
+  std::int64_t group        = static_cast<std::int64_t>(blockIdx.x) * warps + warp;
+  std::int64_t next_begin   = 0;
+  std::uint64_t next_length = 0;
+  if (group * 32 + lane < num_segments)
+  {
+    read_segment(begins, ends, group * 32 + lane, next_begin, next_length);
+  }
+  for (; group * 32 < num_segments; group += stride)
   {
     const std::int64_t segment = group * 32 + lane;
-    std::int64_t begin         = 0;
-    std::uint64_t length       = 0;
     const bool present         = segment < num_segments;
-    if (present)
+    const std::int64_t begin   = next_begin;
+    const std::uint64_t length = present ? next_length : 0;
+    if (segment + stride * 32 < num_segments)
     {
-      read_segment(begins, ends, segment, begin, length);
+      read_segment(begins, ends, segment + stride * 32, next_begin, next_length);
     }
     const SegmentClass kind = present ? sizes.of(length) : SegmentClass::empty;
     if (present && kind == SegmentClass::empty)
@@ -228,29 +292,33 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       store_segment(out, segment, init.empty());
     }
 
-    // Small segments: for each group width, the warp takes 32 / width of them at a time.
-    const unsigned small = __ballot_sync(~0u, kind == SegmentClass::small);
-    for (int width = 1; small != 0 && width <= 32; width *= 2)
+    // Small segments. Those of one lane fold their own items in place; for each wider group width, the warp takes
+    // 32 / width of them at a time. Either way a lane folds a run of at most `lane_items` items in index order,
+    // and the runs of a group are reduced in lane order: the tree depends only on the length.
+    const int width_of_mine = kind == SegmentClass::small ? sizes.lanes(length) : 0;
+    if (width_of_mine == 1)
     {
-      for (unsigned mask = __ballot_sync(~0u, kind == SegmentClass::small && sizes.lanes(length) == width); mask != 0;
+      const AccumT aggregate =
+          fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin, 0, static_cast<int>(length), thread_op, transform);
+      store_segment(out, segment, init.finalize(op, aggregate));
+    }
+    const unsigned wide = __ballot_sync(~0u, width_of_mine > 1);
+    for (int width = 2; wide != 0 && width <= 32; width *= 2)
+    {
+      for (unsigned mask = __ballot_sync(~0u, width_of_mine == width); mask != 0;
            mask          = clear_lowest_bits(mask, 32 / width))
       {
-        const unsigned owner        = __fns(mask, 0, lane / width + 1); // 0xffffffff: none for this group
-        const int source            = owner < 32 ? static_cast<int>(owner) : 0;
+        const int owner             = nth_set_bit(mask, lane / width); // 32: none for this group
+        const int source            = owner < 32 ? owner : 0;
         const std::int64_t s_begin  = __shfl_sync(~0u, begin, source);
         const std::uint64_t s_items = __shfl_sync(~0u, length, source);
         const int items             = owner < 32 ? static_cast<int>(s_items) : 0;
         const int run               = (items + width - 1) / width;
         const int first             = (lane % width) * run;
         const int last              = first + run < items ? first + run : items;
-        AccumT aggregate{};
-        for (int i = first; i < last; ++i)
-        {
-          const AccumT item = transform(in[s_begin + i], static_cast<OffsetT>(i));
-          aggregate         = i == first ? item : thread_op(aggregate, item);
-        }
-        const int valid = run > 0 ? (items + run - 1) / run : 1;
-        aggregate       = reduce_lane_groups(aggregate, op, width, valid);
+        AccumT aggregate = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+        const int valid  = run > 0 ? (items + run - 1) / run : 1;
+        aggregate        = reduce_lane_groups(aggregate, op, width, valid);
         if (owner < 32 && lane % width == 0)
         {
           store_segment(out, group * 32 + owner, init.finalize(op, aggregate));
