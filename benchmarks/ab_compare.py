@@ -78,7 +78,7 @@ def main(out):
                      f"until done {hb[key][0][1]:6.2f} -> {hn[key][0][1]:6.2f}")
         summary.append(lines[-1])
     seg = lambda paths: parse(paths, SEGMENTED, lambda m: (m[1],), lambda m: (float(m[2]), float(m[3])))
-    sb, sn = seg(side("base", "segmented.txt")), seg(side("new", "segmented.txt"))
+    sb, sn = seg(side("base", "segmented*.txt")), seg(side("new", "segmented*.txt"))
     if sb and sn:
         f, c = compare("fold-segmented-bench", sb, sn, lines)
         summary.append(f"segmented: {len(f)} cases, fold new/base geomean {geomean(f):.3f} "

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A/B on the GPU machine: the benchmarks of a base tree (BASE_DIR, e.g. `git archive <commit>` unpacked into an
 # ignored folder and carried) and of this work tree, built side by side and run alternately in one call, so that
-# both meet the same GPU, clocks and lease. For each: fold-bench's default subset (ROUNDS times, alternating),
-# fold-bench --host once, fold-segmented-bench once (SEGMENTED=0: not). Then benchmarks/ab_compare.py prints,
-# per case, the work tree's fold time over the base's, next to cub's (the same code in both: its ratio is the
-# drift between runs, the yardstick). Run from the repository root with Google Benchmark under .deps/usr.
+# both meet the same GPU, clocks and lease: fold-bench's default subset (WHOLE=0: not) and fold-segmented-bench
+# (SEGMENTED=0: not) ROUNDS times each, alternating, then fold-bench --host once. Then benchmarks/ab_compare.py
+# prints, per case, the work tree's fold time over the base's, next to cub's (the same code in both: its ratio is
+# the drift between runs, the yardstick). Run from the repository root with Google Benchmark under .deps/usr.
 set -uo pipefail
 BASE_DIR=${1:?usage: gpu-ab.sh <base tree>}
 OUT=${OUT:-$PWD/out}
@@ -14,7 +14,9 @@ DEPS=$PWD/.deps/usr
 export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 NEW_BUILD=${NEW_BUILD:-build-ab-new}
 BASE_BUILD=$PWD/build-ab-base
-targets="fold-bench fold-segmented-bench"
+WHOLE=${WHOLE:-1}
+targets="fold-segmented-bench"
+[[ $WHOLE == 1 ]] && targets="fold-bench $targets"
 
 build() # <source> <build dir>
 {
@@ -29,15 +31,21 @@ build . "$NEW_BUILD" || exit 1
 for round in $(seq 1 "$ROUNDS"); do
   for side in base new; do
     dir=$BASE_BUILD; [[ $side == new ]] && dir=$NEW_BUILD
-    "$dir/benchmarks/fold-bench" >"$OUT/ab-$side-$round.txt" 2>/dev/null || { echo "fold-bench ($side) failed"; exit 1; }
+    if [[ $WHOLE == 1 ]]; then
+      "$dir/benchmarks/fold-bench" >"$OUT/ab-$side-$round.txt" 2>/dev/null \
+        || { echo "fold-bench ($side) failed"; exit 1; }
+    fi
+    if [[ ${SEGMENTED:-1} == 1 ]]; then
+      "$dir/benchmarks/fold-segmented-bench" >"$OUT/ab-$side-segmented-$round.txt" 2>/dev/null \
+        || { echo "fold-segmented-bench ($side) failed"; exit 1; }
+    fi
   done
 done
-for side in base new; do
-  dir=$BASE_BUILD; [[ $side == new ]] && dir=$NEW_BUILD
-  "$dir/benchmarks/fold-bench" --host >"$OUT/ab-$side-host.txt" 2>/dev/null || { echo "fold-bench --host ($side) failed"; exit 1; }
-  if [[ ${SEGMENTED:-1} == 1 ]]; then
-    "$dir/benchmarks/fold-segmented-bench" >"$OUT/ab-$side-segmented.txt" 2>/dev/null \
-      || { echo "fold-segmented-bench ($side) failed"; exit 1; }
-  fi
-done
+if [[ $WHOLE == 1 ]]; then
+  for side in base new; do
+    dir=$BASE_BUILD; [[ $side == new ]] && dir=$NEW_BUILD
+    "$dir/benchmarks/fold-bench" --host >"$OUT/ab-$side-host.txt" 2>/dev/null \
+      || { echo "fold-bench --host ($side) failed"; exit 1; }
+  done
+fi
 python3 benchmarks/ab_compare.py "$OUT"
