@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // DeviceReduce::ArgMin and ::ArgMax over every type at every size class: the extremum and the index of its
 // first occurrence (ties everywhere with few distinct values) against a host reference and cub's two-output
-// ArgMin/ArgMax; identity and index -1 for empty input.
+// ArgMin/ArgMax; identity and index -1 for empty input. The single-output forms of CUB 3.0.1 (deprecated there and
+// here) against the host and cub's own.
 #include <fold/device/device_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -116,7 +117,79 @@ void check_arg()
     }
   }
 }
+
+// The single-output forms are deprecated; these tests call them on purpose (fold's and cub's).
+#pragma nv_diag_suppress 1444
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+//! The single-output ArgMin/ArgMax into a `PairT` (any pair with an integer `key`), the count as an `int`.
+template <Op O, typename PairT, typename T>
+PairT fold_arg_pair(const T* d_in, int n)
+{
+  fold_test::DeviceBuffer<PairT> d_out(1);
+  d_out.poison();
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return O == Op::arg_min ? fold::DeviceReduce::ArgMin(temp, bytes, d_in, d_out.get(), n, 0)
+                                : fold::DeviceReduce::ArgMax(temp, bytes, d_in, d_out.get(), n, 0);
+      });
+  return d_out.front();
+}
+
+template <Op O, typename T>
+cub::KeyValuePair<int, T> cub_arg_pair(const T* d_in, int n)
+{
+  fold_test::DeviceBuffer<cub::KeyValuePair<int, T>> d_out(1);
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return O == Op::arg_min ? cub::DeviceReduce::ArgMin(temp, bytes, d_in, d_out.get(), n)
+                                : cub::DeviceReduce::ArgMax(temp, bytes, d_in, d_out.get(), n);
+      });
+  return d_out.front();
+}
+
+template <Op O, typename T>
+void check_arg_pair()
+{
+  for (std::size_t n : fold_test::test_sizes(arg_tile_items<T>(), 17 * sizeof(T)))
+  {
+    const auto values = fold_test::random_values<T>(n, 7 * n + 1, fold_test::Values::few);
+    fold_test::DeviceBuffer<T> d_in(values);
+    const auto count = static_cast<int>(n);
+    INFO("n " << n);
+    const auto pair = fold_arg_pair<O, fold::KeyValuePair<int, T>>(d_in.get(), count);
+    const auto wide = fold_arg_pair<O, fold::KeyValuePair<std::int64_t, T>>(d_in.get(), count);
+    if (n == 0)
+    {
+      const T identity = O == Op::arg_min ? fold::detail::min_identity<T>() : fold::detail::max_identity<T>();
+      CHECK(pair.key == -1);
+      CHECK(fold_test::same_bits(pair.value, identity));
+      CHECK(wide.key == -1);
+      continue;
+    }
+    const ArgResult<T> expected = host_arg<O>(values);
+    CHECK(pair.key == expected.index);
+    CHECK(fold_test::same_bits(pair.value, expected.value));
+    CHECK(wide.key == expected.index);
+    CHECK(fold_test::same_bits(wide.value, expected.value));
+    const auto cub = cub_arg_pair<O>(d_in.get(), count);
+    CHECK(cub.key == expected.index);
+    CHECK(fold_test::same_bits(cub.value, expected.value));
+  }
+}
 } // namespace
+
+TEMPLATE_TEST_CASE("The single-output ArgMin/ArgMax of cub 3.0.1 (deprecated) write KeyValuePair<int, T>",
+                   "[device][argmin][argmax]",
+                   float,
+                   std::int32_t,
+                   double)
+{
+  check_arg_pair<Op::arg_min, TestType>();
+  check_arg_pair<Op::arg_max, TestType>();
+}
 
 TEMPLATE_LIST_TEST_CASE("ArgMin finds the first minimum, as the host and cub do",
                         "[device][argmin]",

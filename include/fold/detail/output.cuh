@@ -144,8 +144,8 @@ constexpr auto extremum_output(OutputIteratorT out)
   }
 }
 
-//! The `KeyValuePair` output of the segmented ArgMin and ArgMax: the index within the segment and the value,
-//! turned back from an order key where the values travel as keys.
+//! The `KeyValuePair` output of the segmented ArgMin and ArgMax (and of DeviceReduce's single-output ones): the index
+//! within the segment and the value, turned back from an order key where the values travel as keys.
 template <typename OutputIteratorT, typename T, bool ForMax>
 struct PairOutput
 {
@@ -169,6 +169,14 @@ store_segment(PairOutput<OutputIteratorT, T, ForMax> out, std::int64_t i, const 
   {
     out.out[i] = PairT{static_cast<KeyT>(result.key), convert<ValT>(result.value)};
   }
+}
+
+//! The one result of the single-output `DeviceReduce::ArgMin`/`ArgMax`, as the first segment's.
+template <typename OutputIteratorT, typename T, bool ForMax, typename K, typename V>
+FOLD_DEVICE FOLD_FORCEINLINE void store_result(PairOutput<OutputIteratorT, T, ForMax> out,
+                                               const KeyValuePair<K, V>& result)
+{
+  store_segment(out, 0, KeyValuePair<std::int64_t, V>{static_cast<std::int64_t>(result.key), result.value});
 }
 
 } // namespace detail

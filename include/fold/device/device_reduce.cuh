@@ -219,7 +219,8 @@ struct DeviceReduce
             typename ExtremumOutIteratorT,
             typename IndexOutIteratorT,
             typename NumItemsT,
-            typename OptionT = run_to_run_t>
+            typename OptionT = run_to_run_t,
+            typename         = detail::two_output_arg_t<IndexOutIteratorT, NumItemsT>>
   static cudaError_t ArgMin(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
@@ -255,7 +256,8 @@ struct DeviceReduce
             typename ExtremumOutIteratorT,
             typename IndexOutIteratorT,
             typename NumItemsT,
-            typename OptionT = run_to_run_t>
+            typename OptionT = run_to_run_t,
+            typename         = detail::two_output_arg_t<IndexOutIteratorT, NumItemsT>>
   static cudaError_t ArgMax(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
                             InputIteratorT d_in,
@@ -268,6 +270,40 @@ struct DeviceReduce
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMax");
     return ArgExtremum<true>(
         d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream, option);
+  }
+
+  //! The single-output ArgMin of CUB 3.0.1, deprecated there as here: the smallest item and its index, written
+  //! together to `*d_out` as a `KeyValuePair<int, T>` (`key` the index, `value` the item; any pair with an integer
+  //! `key` will do). Selection as for the two-output `ArgMin`; for empty input fold writes index -1 and the
+  //! identity of min (CUB writes index 1 and `numeric_limits<T>::max()`). No trailing option.
+  template <typename InputIteratorT, typename OutputIteratorT>
+  [[deprecated("fold::DeviceReduce::ArgMin: use the form with two outputs, d_min_out and d_index_out (as CUB "
+               "does)")]] static cudaError_t
+  ArgMin(void* d_temp_storage,
+         std::size_t& temp_storage_bytes,
+         InputIteratorT d_in,
+         OutputIteratorT d_out,
+         int num_items,
+         cudaStream_t stream = 0)
+  {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMin");
+    return ArgPair<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
+  }
+
+  //! The single-output ArgMax of CUB 3.0.1, deprecated there as here. As the single-output `ArgMin`, for the
+  //! largest item; for empty input index -1 and the identity of max (CUB: index 1 and `numeric_limits<T>::lowest()`).
+  template <typename InputIteratorT, typename OutputIteratorT>
+  [[deprecated("fold::DeviceReduce::ArgMax: use the form with two outputs, d_max_out and d_index_out (as CUB "
+               "does)")]] static cudaError_t
+  ArgMax(void* d_temp_storage,
+         std::size_t& temp_storage_bytes,
+         InputIteratorT d_in,
+         OutputIteratorT d_out,
+         int num_items,
+         cudaStream_t stream = 0)
+  {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMax");
+    return ArgPair<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
   }
 
   //! `init op f(x[0]) op f(x[1]) op ... op f(x[num_items - 1])`, written to `*d_out` (`init` when `num_items`
@@ -358,16 +394,56 @@ private:
                                  IndexOutIteratorT d_index_out,
                                  NumItemsT num_items,
                                  cudaStream_t stream,
-                                 OptionT)
+                                 OptionT option)
+  {
+    const auto values = detail::extremum_output<detail::value_t<InputIteratorT>, ForMax>(d_extremum_out);
+    return ArgReduce<ForMax>(d_temp_storage,
+                             temp_storage_bytes,
+                             d_in,
+                             detail::ArgOutput<decltype(values), IndexOutIteratorT>{values, d_index_out},
+                             num_items,
+                             stream,
+                             option);
+  }
+
+  // The single-output ArgMin and ArgMax: one KeyValuePair<integer, T> result.
+  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT>
+  static cudaError_t ArgPair(void* d_temp_storage,
+                             std::size_t& temp_storage_bytes,
+                             InputIteratorT d_in,
+                             OutputIteratorT d_out,
+                             int num_items,
+                             cudaStream_t stream)
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    using PairT  = detail::non_void_value_t<OutputIteratorT, KeyValuePair<int, InputT>>;
+    static_assert(std::is_integral_v<decltype(PairT::key)>,
+                  "fold::DeviceReduce: the output of the single-output ArgMin/ArgMax holds KeyValuePair<integer, T>");
+    return ArgReduce<ForMax>(d_temp_storage,
+                             temp_storage_bytes,
+                             d_in,
+                             detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out},
+                             num_items,
+                             stream,
+                             run_to_run);
+  }
+
+  // The reduction behind ArgExtremum and the single-output ArgMin/ArgMax: its result, an (index, value) pair, goes
+  // to `out`, an output adapter (`ArgOutput`, `PairOutput`).
+  template <bool ForMax, typename InputIteratorT, typename ArgOutputT, typename NumItemsT, typename OptionT>
+  static cudaError_t ArgReduce(void* d_temp_storage,
+                               std::size_t& temp_storage_bytes,
+                               InputIteratorT d_in,
+                               ArgOutputT out,
+                               NumItemsT num_items,
+                               cudaStream_t stream,
+                               OptionT)
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
     using PairT      = typename ReductionT::PairT;
     using TuningT    = detail::tuning_t<OptionT>;
     using PackedT    = detail::PackedArgReduction<InputT, ForMax>;
-    auto values      = detail::extremum_output<InputT, ForMax>(d_extremum_out);
-    using ArgOutputT = detail::ArgOutput<decltype(values), IndexOutIteratorT>;
-    const ArgOutputT out{values, d_index_out};
     const detail::EmptyResult<PairT> empty{ReductionT::empty_pair()};
     // Generic, so that it is instantiated only where it is called: never for values that do not pack.
     auto packed = [&](auto...)

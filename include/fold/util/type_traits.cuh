@@ -88,6 +88,12 @@ template <typename InputIteratorT>
 inline constexpr bool is_vectorizable_input_v =
     std::is_pointer_v<InputIteratorT>&& is_primitive_v<value_t<InputIteratorT>>;
 
+//! Enables the two-output ArgMin/ArgMax for an index output that is not a number and a count that is an integer,
+//! so that a call of the single-output form, `(..., d_in, d_out, num_items, stream)` or `(..., num_items, 0)`,
+//! never deduces the two-output one.
+template <typename IndexOutIteratorT, typename NumItemsT>
+using two_output_arg_t = std::enable_if_t<!std::is_arithmetic_v<IndexOutIteratorT> && std::is_integral_v<NumItemsT>>;
+
 //! The offset type the kernels index with: 32-bit for counts of up to 4 bytes, 64-bit otherwise.
 template <typename NumItemsT>
 using offset_t = std::conditional_t<(sizeof(NumItemsT) <= 4), std::uint32_t, std::uint64_t>;
