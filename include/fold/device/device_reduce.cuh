@@ -6,6 +6,7 @@
 #include <fold/util/macros.cuh>
 
 #include <fold/detail/extremum.cuh>
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_reduce.cuh>
@@ -351,6 +352,173 @@ struct DeviceReduce
                                                              detail::ApplyTransform<AccumT, TransformOpT>{transform_op},
                                                              stream);
   }
+
+  //! @name One call
+  //! Each algorithm above without the size query: `fold::DeviceReduce::Sum(d_in, d_out, n, stream)`. The
+  //! temporary storage is allocated and freed on `stream` (`cudaMallocAsync`/`cudaFreeAsync`, from the device's
+  //! current pool, or `cudaMallocFromPoolAsync` with a trailing `fold::from_pool(pool)` or
+  //! `fold::from_pool(pool, option)`), so the call stays stream-ordered and can be captured into a CUDA graph.
+  //! When the pool cannot serve, the call returns `cudaErrorMemoryAllocation` and nothing is launched or written.
+  //! Bad arguments are reported as by the two-call form. The two-call form is the one that never allocates.
+  //!
+  //! @code
+  //! // examples/one_call.cu [one-call]
+  //! // No size query: the temporary storage is allocated and freed on `stream`, in stream order.
+  //! CHECK(fold::DeviceReduce::Sum(d_in, d_out, n, stream));
+  //! @endcode
+  //! @{
+
+  //! `Reduce` in one call.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t Reduce(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            NumItemsT num_items,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+          return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, reduction_op, init, stream, option);
+        });
+  }
+
+  //! `Sum` in one call.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t
+  Sum(InputIteratorT d_in, OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0, OptionT option = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+                              return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
+                            });
+  }
+
+  //! `Min` in one call.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t
+  Min(InputIteratorT d_in, OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0, OptionT option = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+                              return Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
+                            });
+  }
+
+  //! `Max` in one call.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t
+  Max(InputIteratorT d_in, OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0, OptionT option = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+                              return Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
+                            });
+  }
+
+  //! `ArgMin` (two outputs) in one call.
+  template <typename InputIteratorT,
+            typename ExtremumOutIteratorT,
+            typename IndexOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t ArgMin(InputIteratorT d_in,
+                            ExtremumOutIteratorT d_min_out,
+                            IndexOutIteratorT d_index_out,
+                            NumItemsT num_items,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+          return ArgMin(d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream, option);
+        });
+  }
+
+  //! `ArgMax` (two outputs) in one call.
+  template <typename InputIteratorT,
+            typename ExtremumOutIteratorT,
+            typename IndexOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t ArgMax(InputIteratorT d_in,
+                            ExtremumOutIteratorT d_max_out,
+                            IndexOutIteratorT d_index_out,
+                            NumItemsT num_items,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+          return ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream, option);
+        });
+  }
+
+  //! `TransformReduce` in one call.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename TransformOpT,
+            typename T,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t TransformReduce(InputIteratorT d_in,
+                                     OutputIteratorT d_out,
+                                     NumItemsT num_items,
+                                     ReductionOpT reduction_op,
+                                     TransformOpT transform_op,
+                                     T init,
+                                     cudaStream_t stream = 0,
+                                     OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return TransformReduce(d_temp_storage,
+                                                     temp_storage_bytes,
+                                                     d_in,
+                                                     d_out,
+                                                     num_items,
+                                                     reduction_op,
+                                                     transform_op,
+                                                     init,
+                                                     stream,
+                                                     option);
+                            });
+  }
+  //! @}
 
 private:
   // Min and Max: fold's operator and its identity, over the values as `ExtremumValues` carries them (order keys

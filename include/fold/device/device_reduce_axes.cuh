@@ -5,6 +5,7 @@
 
 #include <fold/util/macros.cuh>
 
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_reduce_axes.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
@@ -92,6 +93,32 @@ struct DeviceReduceAxes
                                    stream);
   }
 
+  //! One call: as the two-call `Reduce`, with its temporary storage allocated and freed on `stream` (stream-ordered,
+  //! from the device's current pool or `fold::from_pool(pool)`; see `DeviceReduce`'s one-call forms). Returns
+  //! `cudaErrorMemoryAllocation`, launching nothing, when the pool cannot serve.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename OptionT = run_to_run_t>
+  static cudaError_t Reduce(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            const Extents& shape,
+                            const Axes& axes,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+          return Reduce(
+              d_temp_storage, temp_storage_bytes, d_in, d_out, shape, axes, reduction_op, init, stream, option);
+        });
+  }
+
   //! The sums over `axes` (0 where a reduced axis is empty), accumulated as `DeviceReduce::Sum` does.
   //! Parameters as for `Reduce`.
   template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
@@ -118,6 +145,22 @@ struct DeviceReduceAxes
                                    fold::Sum{},
                                    detail::InitialValue<InitT>{},
                                    stream);
+  }
+
+  //! One call: as the two-call `Sum` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t Sum(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         const Extents& shape,
+                         const Axes& axes,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+                              return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, shape, axes, stream, option);
+                            });
   }
 
 private:

@@ -6,6 +6,7 @@
 #include <fold/util/macros.cuh>
 
 #include <fold/detail/extremum.cuh>
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_segmented_reduce.cuh>
@@ -128,6 +129,45 @@ struct DeviceSegmentedReduce
                                                                        stream);
   }
 
+  //! One call: as the two-call `Reduce`, with its temporary storage allocated and freed on `stream` (stream-ordered,
+  //! from the device's current pool or `fold::from_pool(pool)`; see `DeviceReduce`'s one-call forms). Returns
+  //! `cudaErrorMemoryAllocation`, launching nothing, when the pool cannot serve.
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename OptionT                                                      = run_to_run_t,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Reduce(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return Reduce(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            d_out,
+                                            num_segments,
+                                            d_begin_offsets,
+                                            d_end_offsets,
+                                            reduction_op,
+                                            init,
+                                            stream,
+                                            option);
+                            });
+  }
+
   //! The sum of each segment (0 for an empty one), accumulated as `DeviceReduce::Sum` does (16-bit floats in
   //! `float`, small integers in `int`). Parameters as for `Reduce`.
   template <typename InputIteratorT,
@@ -164,6 +204,37 @@ struct DeviceSegmentedReduce
                                                                        stream);
   }
 
+  //! One call: as the two-call `Sum` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Sum(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return Sum(d_temp_storage,
+                                         temp_storage_bytes,
+                                         d_in,
+                                         d_out,
+                                         num_segments,
+                                         d_begin_offsets,
+                                         d_end_offsets,
+                                         stream,
+                                         option);
+                            });
+  }
+
   //! The smallest item of each segment; the identity of min for an empty one. Floating-point as
   //! `DeviceReduce::Min` (NaN first, -0.0 below +0.0). Parameters as for `Reduce`.
   template <typename InputIteratorT,
@@ -187,6 +258,37 @@ struct DeviceSegmentedReduce
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
 
+  //! One call: as the two-call `Min` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Min(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return Min(d_temp_storage,
+                                         temp_storage_bytes,
+                                         d_in,
+                                         d_out,
+                                         num_segments,
+                                         d_begin_offsets,
+                                         d_end_offsets,
+                                         stream,
+                                         option);
+                            });
+  }
+
   //! The largest item of each segment; the identity of max for an empty one. Floating-point as
   //! `DeviceReduce::Max`. Parameters as for `Reduce`.
   template <typename InputIteratorT,
@@ -208,6 +310,37 @@ struct DeviceSegmentedReduce
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Max");
     return Extremum<true>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
+  }
+
+  //! One call: as the two-call `Max` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t Max(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return Max(d_temp_storage,
+                                         temp_storage_bytes,
+                                         d_in,
+                                         d_out,
+                                         num_segments,
+                                         d_begin_offsets,
+                                         d_end_offsets,
+                                         stream,
+                                         option);
+                            });
   }
 
   //! The smallest item of each segment and its index within the segment, as a `KeyValuePair` (`key`: the
@@ -235,6 +368,37 @@ struct DeviceSegmentedReduce
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
 
+  //! One call: as the two-call `ArgMin` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t ArgMin(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return ArgMin(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            d_out,
+                                            num_segments,
+                                            d_begin_offsets,
+                                            d_end_offsets,
+                                            stream,
+                                            option);
+                            });
+  }
+
   //! The largest item of each segment and its index within the segment; the first on ties; index -1 and the
   //! identity of max for an empty segment. Parameters as for `ArgMin`.
   template <typename InputIteratorT,
@@ -256,6 +420,37 @@ struct DeviceSegmentedReduce
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::ArgMax");
     return ArgExtremum<true>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
+  }
+
+  //! One call: as the two-call `ArgMax` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename BeginOffsetIteratorT,
+            typename EndOffsetIteratorT,
+            typename OptionT                                                      = run_to_run_t,
+            detail::enable_if_offsets_t<BeginOffsetIteratorT, EndOffsetIteratorT> = 0>
+  static cudaError_t ArgMax(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return ArgMax(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            d_out,
+                                            num_segments,
+                                            d_begin_offsets,
+                                            d_end_offsets,
+                                            stream,
+                                            option);
+                            });
   }
 
   //! @name Fixed-size segments
@@ -297,6 +492,38 @@ struct DeviceSegmentedReduce
                               });
   }
 
+  //! One call: as the two-call fixed-size `Reduce` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename OptionT = run_to_run_t>
+  static cudaError_t Reduce(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            std::int64_t segment_size,
+                            ReductionOpT reduction_op,
+                            T init,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return Reduce(d_temp_storage,
+                                            temp_storage_bytes,
+                                            d_in,
+                                            d_out,
+                                            num_segments,
+                                            segment_size,
+                                            reduction_op,
+                                            init,
+                                            stream,
+                                            option);
+                            });
+  }
+
   template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t Sum(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
@@ -312,6 +539,22 @@ struct DeviceSegmentedReduce
         segment_size,
         [&](auto begins, auto ends)
         { return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option); });
+  }
+
+  //! One call: as the two-call fixed-size `Sum` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t Sum(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         std::int64_t segment_size,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+        { return Sum(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, segment_size, stream, option); });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
@@ -331,6 +574,22 @@ struct DeviceSegmentedReduce
         { return Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option); });
   }
 
+  //! One call: as the two-call fixed-size `Min` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t Min(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         std::int64_t segment_size,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+        { return Min(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, segment_size, stream, option); });
+  }
+
   template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t Max(void* d_temp_storage,
                          std::size_t& temp_storage_bytes,
@@ -346,6 +605,22 @@ struct DeviceSegmentedReduce
         segment_size,
         [&](auto begins, auto ends)
         { return Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option); });
+  }
+
+  //! One call: as the two-call fixed-size `Max` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t Max(InputIteratorT d_in,
+                         OutputIteratorT d_out,
+                         std::int64_t num_segments,
+                         std::int64_t segment_size,
+                         cudaStream_t stream = 0,
+                         OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+        { return Max(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, segment_size, stream, option); });
   }
 
   template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
@@ -366,6 +641,23 @@ struct DeviceSegmentedReduce
         });
   }
 
+  //! One call: as the two-call fixed-size `ArgMin` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t ArgMin(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            std::int64_t segment_size,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+          return ArgMin(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, segment_size, stream, option);
+        });
+  }
+
   template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
   static cudaError_t ArgMax(void* d_temp_storage,
                             std::size_t& temp_storage_bytes,
@@ -381,6 +673,23 @@ struct DeviceSegmentedReduce
         segment_size,
         [&](auto begins, auto ends) {
           return ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, begins, ends, stream, option);
+        });
+  }
+
+  //! One call: as the two-call fixed-size `ArgMax` (see `Reduce`'s one-call form).
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t ArgMax(InputIteratorT d_in,
+                            OutputIteratorT d_out,
+                            std::int64_t num_segments,
+                            std::int64_t segment_size,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes) {
+          return ArgMax(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, segment_size, stream, option);
         });
   }
   //! @}

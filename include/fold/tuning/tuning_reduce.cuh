@@ -12,6 +12,8 @@
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
+#include <cuda_runtime_api.h>
+
 #include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
@@ -347,6 +349,26 @@ inline constexpr run_to_run_t run_to_run{};
 inline constexpr gpu_to_gpu_t gpu_to_gpu{};
 template <typename TuningT>
 inline constexpr tuned_t<TuningT> tuned{};
+
+//! `from_pool(pool)`, `from_pool(pool, option)`: the one-call forms (those without `d_temp_storage`) take their
+//! temporary storage from `pool` (`cudaMallocFromPoolAsync` on the call's stream) instead of the device's current
+//! pool; `option` counts as if it were passed alone. The two-call forms never allocate and ignore the pool.
+template <typename OptionT = run_to_run_t>
+struct from_pool_t
+{
+  using tuning = typename OptionT::tuning;
+  cudaMemPool_t pool;
+};
+
+inline from_pool_t<> from_pool(cudaMemPool_t pool)
+{
+  return {pool};
+}
+template <typename OptionT>
+from_pool_t<OptionT> from_pool(cudaMemPool_t pool, OptionT)
+{
+  return {pool};
+}
 //! @}
 
 namespace detail
@@ -355,6 +377,8 @@ template <typename OptionT>
 inline constexpr bool is_option_v = std::is_same_v<OptionT, run_to_run_t> || std::is_same_v<OptionT, gpu_to_gpu_t>;
 template <typename TuningT>
 inline constexpr bool is_option_v<tuned_t<TuningT>> = true;
+template <typename OptionT>
+inline constexpr bool is_option_v<from_pool_t<OptionT>> = is_option_v<OptionT>;
 
 template <typename OptionT, typename = void>
 struct tuning_member
