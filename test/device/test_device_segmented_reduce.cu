@@ -142,6 +142,31 @@ std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments
   }
   return out;
 }
+//! fold's sum of the segment `target` when it comes after segments of `before` lengths and `gap` items that no
+//! segment covers, and before segments of `after` lengths, all over seeded random floats (checked against the host
+//! and cub as `check_sums` does).
+float sum_in_batch(const std::vector<float>& target,
+                   const std::vector<std::int64_t>& before,
+                   std::int64_t gap,
+                   const std::vector<std::int64_t>& after,
+                   std::uint64_t seed)
+{
+  Segments segments        = back_to_back(before);
+  const std::int64_t first = segments.items + gap;
+  std::int64_t end         = first + static_cast<std::int64_t>(target.size());
+  segments.begins.push_back(first);
+  segments.ends.push_back(end);
+  for (std::int64_t length : after)
+  {
+    segments.begins.push_back(end);
+    end += length;
+    segments.ends.push_back(end);
+  }
+  segments.items = end;
+  auto values    = fold_test::random_values<float>(static_cast<std::size_t>(end), seed, fold_test::Values::full_range);
+  std::copy(target.begin(), target.end(), values.begin() + first);
+  return check_sums<float, std::int64_t>(values, segments)[before.size()];
+}
 } // namespace
 
 TEMPLATE_TEST_CASE("Segmented sums of every size class, against the host and cub",
@@ -211,6 +236,37 @@ TEST_CASE("Segmented sums do not depend on how large segments are scheduled", "[
     {
       CHECK(fold_test::same_bits(spread[i], capped[i]));
     }
+  }
+}
+
+TEST_CASE("Batch invariance: a segment's sum has the same bits alone and in any batch", "[device][segmented]")
+{
+  // A segment at each class edge, alone, then among tiny segments, after many empty ones, between large ones,
+  // shifted by one item (another alignment) and by three after a warp segment: its bits depend only on its items
+  // and its length.
+  const SegmentClasses sizes = classes<float>();
+  const auto small = static_cast<std::int64_t>(sizes.small_max), warp = static_cast<std::int64_t>(sizes.warp_max),
+             block = static_cast<std::int64_t>(sizes.block_max);
+  fold_test::Random random{31};
+  std::vector<std::int64_t> tiny(1000);
+  for (std::int64_t& length : tiny)
+  {
+    length = random.between(0, 8);
+  }
+  const std::vector<std::int64_t> empty(5000, 0), large = {3 * block + 7, 2 * block + 1};
+  for (std::int64_t length :
+       std::vector<std::int64_t>{1, 3, 5, 17, 65, small, small + 1, warp, warp + 1, block, block + 1, 3 * block + 7})
+  {
+    INFO("target segment of " << length << " items");
+    const auto seed = static_cast<std::uint64_t>(length) * 7 + 1;
+    const auto target =
+        fold_test::random_values<float>(static_cast<std::size_t>(length), seed, fold_test::Values::full_range);
+    const float alone = sum_in_batch(target, {}, 0, {}, seed + 1);
+    CHECK(fold_test::same_bits(sum_in_batch(target, tiny, 0, tiny, seed + 2), alone));
+    CHECK(fold_test::same_bits(sum_in_batch(target, empty, 0, {}, seed + 3), alone));
+    CHECK(fold_test::same_bits(sum_in_batch(target, large, 0, large, seed + 4), alone));
+    CHECK(fold_test::same_bits(sum_in_batch(target, {}, 1, {}, seed + 5), alone));
+    CHECK(fold_test::same_bits(sum_in_batch(target, {warp + 3}, 3, tiny, seed + 6), alone));
   }
 }
 
