@@ -156,7 +156,7 @@ struct DeviceReduce
                          OutputIteratorT d_out,
                          NumItemsT num_items,
                          cudaStream_t stream = 0,
-                         OptionT option      = {})
+                         OptionT /*option*/  = {})
   {
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;

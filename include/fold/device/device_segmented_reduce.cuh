@@ -109,7 +109,7 @@ struct DeviceSegmentedReduce
                             ReductionOpT reduction_op,
                             T init,
                             cudaStream_t stream = 0,
-                            OptionT option      = {})
+                            OptionT /*option*/  = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
@@ -184,7 +184,7 @@ struct DeviceSegmentedReduce
                          BeginOffsetIteratorT d_begin_offsets,
                          EndOffsetIteratorT d_end_offsets,
                          cudaStream_t stream = 0,
-                         OptionT option      = {})
+                         OptionT /*option*/  = {})
   {
     using InputT  = detail::value_t<InputIteratorT>;
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
