@@ -16,28 +16,50 @@ FOLD_NAMESPACE_BEGIN
 
 namespace detail
 {
-//! `__shfl_down_sync` for any trivially copyable type, one 32-bit word at a time.
+//! A warp shuffle of any trivially copyable value, one 32-bit word at a time: `shuffle(word)` is the
+//! `__shfl_*_sync` of one word (arithmetic types of 4 or 8 bytes go whole).
+template <typename T, typename ShuffleT>
+FOLD_DEVICE FOLD_FORCEINLINE T shuffle_words(const T& value, ShuffleT shuffle)
+{
+  if constexpr ((sizeof(T) == 4 || sizeof(T) == 8) && std::is_arithmetic_v<T>)
+  {
+    return shuffle(value);
+  }
+  else
+  {
+    constexpr int words        = (sizeof(T) + 3) / 4;
+    unsigned int buffer[words] = {};
+    std::memcpy(buffer, &value, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < words; ++i)
+    {
+      buffer[i] = shuffle(buffer[i]);
+    }
+    T result;
+    std::memcpy(&result, buffer, sizeof(T));
+    return result;
+  }
+}
+
+//! `__shfl_down_sync` for any trivially copyable type.
 template <typename T>
 FOLD_DEVICE FOLD_FORCEINLINE T shuffle_down(const T& value, int offset, int width)
 {
-  if constexpr (sizeof(T) == 4 || sizeof(T) == 8)
-  {
-    if constexpr (std::is_arithmetic_v<T>)
-    {
-      return __shfl_down_sync(0xffffffffu, value, offset, width);
-    }
-  }
-  constexpr int words        = (sizeof(T) + 3) / 4;
-  unsigned int buffer[words] = {};
-  std::memcpy(buffer, &value, sizeof(T));
-#pragma unroll
-  for (int i = 0; i < words; ++i)
-  {
-    buffer[i] = __shfl_down_sync(0xffffffffu, buffer[i], offset, width);
-  }
-  T result;
-  std::memcpy(&result, buffer, sizeof(T));
-  return result;
+  return shuffle_words(value, [=](auto word) { return __shfl_down_sync(0xffffffffu, word, offset, width); });
+}
+
+//! `__shfl_up_sync` across the whole warp, for any trivially copyable type.
+template <typename T>
+FOLD_DEVICE FOLD_FORCEINLINE T shuffle_up(const T& value, int offset)
+{
+  return shuffle_words(value, [=](auto word) { return __shfl_up_sync(0xffffffffu, word, offset); });
+}
+
+//! `__shfl_sync` (lane `source`'s value) across the whole warp, for any trivially copyable type.
+template <typename T>
+FOLD_DEVICE FOLD_FORCEINLINE T shuffle_idx(const T& value, int source)
+{
+  return shuffle_words(value, [=](auto word) { return __shfl_sync(0xffffffffu, word, source); });
 }
 } // namespace detail
 
