@@ -23,10 +23,14 @@
 //                                   two-pass, pass 1 at 1 or 4 waves), with and without programmatic dependent
 //                                   launch, and on the legacy stream, next to cub's
 //   fold-bench --host               the host's cost per call: bare launches of an empty kernel, fold and cub
+//   fold-bench --by-key [--full]    ReduceByKey beside cub's instead (by_key_bench.cu): int32/float,
+//                                   int32/int32, int64/double keys/values (--full: also int64/float,
+//                                   int64/int32, int32/double) x 2^10..2^30 x mean run 1..2^20 and one run
 //   plus any Google Benchmark flag, e.g. --benchmark_out=results.json --benchmark_out_format=json
 #include <fold/fold.cuh>
 
 #include "bench_common.cuh"
+#include "by_key_bench.h"
 #include "bench_forced.cuh"
 
 #include <benchmark/benchmark.h>
@@ -586,7 +590,7 @@ void print_table()
 
 int main(int argc, char** argv)
 {
-  bool full = false, verbose = false, run_sweep = false, run_host = false, legacy_stream = false;
+  bool full = false, verbose = false, run_sweep = false, run_host = false, legacy_stream = false, by_key = false;
   std::string commit = std::getenv("FOLD_COMMIT") ? std::getenv("FOLD_COMMIT") : "unknown";
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i)
@@ -599,13 +603,16 @@ int main(int argc, char** argv)
       run_sweep = true;
     else if (std::strcmp(argv[i], "--host") == 0)
       run_host = true;
+    else if (std::strcmp(argv[i], "--by-key") == 0)
+      by_key = true;
     else if (std::strcmp(argv[i], "--legacy-stream") == 0)
       legacy_stream = true;
     else if (std::strncmp(argv[i], "--commit=", 9) == 0)
       commit = argv[i] + 9;
     else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
     {
-      std::printf("usage: fold-bench [--full | --sweep | --host] [--legacy-stream] [--verbose] [--commit=<hash>] "
+      std::printf("usage: fold-bench [--full | --sweep | --host | --by-key [--full]] [--legacy-stream] [--verbose] "
+                  "[--commit=<hash>] "
                   "[Google Benchmark flags]\n");
       return 0;
     }
@@ -630,7 +637,7 @@ int main(int argc, char** argv)
   benchmark::AddCustomContext("peak_GBps", std::to_string(facts.peak_gbps));
   benchmark::AddCustomContext("ceiling_GBps", std::to_string(facts.ceiling_gbps));
   benchmark::AddCustomContext("commit", commit);
-  benchmark::AddCustomContext("matrix", full ? "full" : "default");
+  benchmark::AddCustomContext("matrix", std::string(by_key ? "by-key " : "") + (full ? "full" : "default"));
   benchmark::AddCustomContext("stream", legacy_stream ? "legacy" : "created, non-blocking");
   std::printf(
       "device: %s, %d SMs, L2 %zu MB; peak %.0f GB/s (memory clock x bus width), measured read ceiling %.0f GB/s\n",
@@ -660,7 +667,11 @@ int main(int argc, char** argv)
       sizes.push_back(std::size_t{1} << log2);
     }
   }
-  if (full)
+  if (by_key)
+  {
+    register_by_key(facts, bench_stream, full);
+  }
+  else if (full)
   {
     // Sum, Min and ArgMax at every power of two (the issue's targets name odd ones), the rest at even powers.
     const std::vector<Op> ops{Op::sum, Op::min, Op::argmax};
@@ -699,6 +710,13 @@ int main(int argc, char** argv)
     benchmark::RunSpecifiedBenchmarks(&progress);
   }
   benchmark::Shutdown();
-  print_table();
+  if (by_key)
+  {
+    print_by_key_table();
+  }
+  else
+  {
+    print_table();
+  }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_reduce.cuh>
+#include <fold/dispatch/dispatch_reduce_by_key.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/nvtx.cuh>
 #include <fold/util/operators.cuh>
@@ -353,6 +354,121 @@ struct DeviceReduce
                                                              stream);
   }
 
+  //! Reduce-by-key: for each run of consecutive equal keys in `d_keys_in[0, num_items)`, its key to
+  //! `d_unique_out[r]` and the reduction of its values to `d_aggregates_out[r]`, `r` counting runs from 0; the
+  //! number of runs to `*d_num_runs_out` (0 for empty input, where nothing else is written). As CUB's
+  //! `DeviceReduce::ReduceByKey`, with these guarantees beyond it:
+  //! - Reproducible: the same keys and values give the same bits on every run, whatever the timing of the tiles
+  //!   (CUB's floating-point sums vary from run to run, NVIDIA/cccl issue 9995). The tile shape is the same on
+  //!   every architecture, so the bits are the same on every GPU too (`gpu_to_gpu` is accepted and changes
+  //!   nothing).
+  //! - Order-preserving: a run's aggregate is `v[i] op v[i + 1] op ... op v[j]` in index order, with some
+  //!   grouping, whether or not `reduction_op` is commutative.
+  //!
+  //! @code
+  //! // examples/reduce_by_key.cu [reduce-by-key]
+  //! // Keys  1 1 2 2 2 1 ... : runs of equal keys, each summed; a key may come back in a later run.
+  //! size_t bytes = 0;
+  //! CHECK(fold::DeviceReduce::ReduceByKey(
+  //!     nullptr, bytes, d_keys, d_unique, d_values, d_sums, d_num_runs, fold::Sum{}, n, stream));
+  //! void* d_temp = nullptr;
+  //! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+  //! CHECK(fold::DeviceReduce::ReduceByKey(
+  //!     d_temp, bytes, d_keys, d_unique, d_values, d_sums, d_num_runs, fold::Sum{}, n, stream));
+  //! @endcode
+  //!
+  //! The accumulator is `decltype(reduction_op(*d_values_in, *d_values_in))` (as in CUB); it and the key type
+  //! must be trivially copyable. The outputs must have room for as many runs as there may be (`num_items` at
+  //! most). Keys are compared with `equality_op(previous, key)` (default `==`).
+  //!
+  //! @param[in] d_keys_in   the keys
+  //! @param[out] d_unique_out   the first key of each run
+  //! @param[in] d_values_in   the values, one per key
+  //! @param[out] d_aggregates_out   the reduction of each run's values
+  //! @param[out] d_num_runs_out   the number of runs
+  //! @param[in] reduction_op   the binary operator, associative
+  //! @param[in] num_items   the number of keys and values (>= 0)
+  //! @param[in] stream   the stream to run on (default: the default stream)
+  //! @param[in] option   `fold::run_to_run` (default), `fold::gpu_to_gpu` (the same) or `fold::tuned<T>` (its hooks)
+  //!
+  //! Return values as for `Reduce`; also `cudaErrorInvalidValue` for a null output (or input, with
+  //! `num_items > 0`).
+  template <typename KeysInputIteratorT,
+            typename UniqueOutputIteratorT,
+            typename ValuesInputIteratorT,
+            typename AggregatesOutputIteratorT,
+            typename NumRunsOutputIteratorT,
+            typename ReductionOpT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t>
+  static cudaError_t ReduceByKey(void* d_temp_storage,
+                                 std::size_t& temp_storage_bytes,
+                                 KeysInputIteratorT d_keys_in,
+                                 UniqueOutputIteratorT d_unique_out,
+                                 ValuesInputIteratorT d_values_in,
+                                 AggregatesOutputIteratorT d_aggregates_out,
+                                 NumRunsOutputIteratorT d_num_runs_out,
+                                 ReductionOpT reduction_op,
+                                 NumItemsT num_items,
+                                 cudaStream_t stream = 0,
+                                 OptionT option      = {})
+  {
+    return ReduceByKey(d_temp_storage,
+                       temp_storage_bytes,
+                       d_keys_in,
+                       d_unique_out,
+                       d_values_in,
+                       d_aggregates_out,
+                       d_num_runs_out,
+                       reduction_op,
+                       num_items,
+                       ::cuda::std::equal_to<>{},
+                       stream,
+                       option);
+  }
+
+  //! `ReduceByKey` with keys compared by `equality_op(previous, key)`: runs of keys it calls equal.
+  template <typename KeysInputIteratorT,
+            typename UniqueOutputIteratorT,
+            typename ValuesInputIteratorT,
+            typename AggregatesOutputIteratorT,
+            typename NumRunsOutputIteratorT,
+            typename ReductionOpT,
+            typename NumItemsT,
+            typename EqualityOpT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::equality_op_t<EqualityOpT, KeysInputIteratorT>>
+  static cudaError_t ReduceByKey(void* d_temp_storage,
+                                 std::size_t& temp_storage_bytes,
+                                 KeysInputIteratorT d_keys_in,
+                                 UniqueOutputIteratorT d_unique_out,
+                                 ValuesInputIteratorT d_values_in,
+                                 AggregatesOutputIteratorT d_aggregates_out,
+                                 NumRunsOutputIteratorT d_num_runs_out,
+                                 ReductionOpT reduction_op,
+                                 NumItemsT num_items,
+                                 EqualityOpT equality_op,
+                                 cudaStream_t stream = 0,
+                                 OptionT /*option*/  = {})
+  {
+    using ValueT = detail::value_t<ValuesInputIteratorT>;
+    static_assert(std::is_invocable_v<ReductionOpT, const ValueT&, const ValueT&>,
+                  "fold::DeviceReduce::ReduceByKey: reduction_op must be callable as reduction_op(value, value)");
+    using AccumT = detail::accumulator_t<ReductionOpT, ValueT, ValueT>;
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ReduceByKey");
+    return detail::reduce_by_key<detail::tuning_t<OptionT>, AccumT>(d_temp_storage,
+                                                                    temp_storage_bytes,
+                                                                    d_keys_in,
+                                                                    d_unique_out,
+                                                                    d_values_in,
+                                                                    d_aggregates_out,
+                                                                    d_num_runs_out,
+                                                                    equality_op,
+                                                                    reduction_op,
+                                                                    num_items,
+                                                                    stream);
+  }
+
   //! @name One call
   //! Each algorithm above without the size query: `fold::DeviceReduce::Sum(d_in, d_out, n, stream)`. The
   //! temporary storage is allocated and freed on `stream` (`cudaMallocAsync`/`cudaFreeAsync`, from the device's
@@ -516,6 +632,79 @@ struct DeviceReduce
                                                      init,
                                                      stream,
                                                      option);
+                            });
+  }
+  //! `ReduceByKey` in one call.
+  template <typename KeysInputIteratorT,
+            typename UniqueOutputIteratorT,
+            typename ValuesInputIteratorT,
+            typename AggregatesOutputIteratorT,
+            typename NumRunsOutputIteratorT,
+            typename ReductionOpT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t ReduceByKey(KeysInputIteratorT d_keys_in,
+                                 UniqueOutputIteratorT d_unique_out,
+                                 ValuesInputIteratorT d_values_in,
+                                 AggregatesOutputIteratorT d_aggregates_out,
+                                 NumRunsOutputIteratorT d_num_runs_out,
+                                 ReductionOpT reduction_op,
+                                 NumItemsT num_items,
+                                 cudaStream_t stream = 0,
+                                 OptionT option      = {})
+  {
+    return ReduceByKey(d_keys_in,
+                       d_unique_out,
+                       d_values_in,
+                       d_aggregates_out,
+                       d_num_runs_out,
+                       reduction_op,
+                       num_items,
+                       ::cuda::std::equal_to<>{},
+                       stream,
+                       option);
+  }
+
+  //! `ReduceByKey` with an equality operator, in one call.
+  template <typename KeysInputIteratorT,
+            typename UniqueOutputIteratorT,
+            typename ValuesInputIteratorT,
+            typename AggregatesOutputIteratorT,
+            typename NumRunsOutputIteratorT,
+            typename ReductionOpT,
+            typename NumItemsT,
+            typename EqualityOpT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>,
+            typename         = detail::equality_op_t<EqualityOpT, KeysInputIteratorT>>
+  static cudaError_t ReduceByKey(KeysInputIteratorT d_keys_in,
+                                 UniqueOutputIteratorT d_unique_out,
+                                 ValuesInputIteratorT d_values_in,
+                                 AggregatesOutputIteratorT d_aggregates_out,
+                                 NumRunsOutputIteratorT d_num_runs_out,
+                                 ReductionOpT reduction_op,
+                                 NumItemsT num_items,
+                                 EqualityOpT equality_op,
+                                 cudaStream_t stream = 0,
+                                 OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return ReduceByKey(d_temp_storage,
+                                                 temp_storage_bytes,
+                                                 d_keys_in,
+                                                 d_unique_out,
+                                                 d_values_in,
+                                                 d_aggregates_out,
+                                                 d_num_runs_out,
+                                                 reduction_op,
+                                                 num_items,
+                                                 equality_op,
+                                                 stream,
+                                                 option);
                             });
   }
   //! @}
