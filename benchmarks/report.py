@@ -7,12 +7,14 @@
   report.py summary fold-bench.json [baseline.json]    geometric-mean fold/cub ratios by size, the cases slower
                                                        than cub, % of peak at large sizes (docs/performance.md)
   report.py all    <folder with the JSON>              table, plot and ladder, into benchmarks/results/ and docs/
-  report.py segmented <folder with the JSON>           segmented-bench.{json,md,png} and torch-axes.json into
-                                                       benchmarks/results/ (from scripts/gpu-segmented.sh)
+  report.py segmented <folder with the JSON>           segmented-bench.{json,md,png}, torch-segmented.json and
+                                                       torch-axes.json into benchmarks/results/ (from
+                                                       scripts/gpu-segmented.sh); the summary on stdout
 
 Numbers come only from the JSON; nothing here is edited by hand. Needs matplotlib for `plot` (Debian:
 python3-matplotlib).
 """
+import io
 import json
 import math
 import os
@@ -280,52 +282,228 @@ def modes(rows, w):
             w("  %-7s %s\n" % (t, ", ".join(cells)))
 
 
+SEGMENTED_GROUPS = [
+    # (title, predicate on (op, type, distribution, suffix))
+    ("Sum over float, fixed lengths, through offsets",
+     lambda op, t, d, x: op == "Sum" and t == "float" and d.startswith("fixed-") and not x),
+    ("Sum over float, fixed lengths, through fold's fixed-size overload (`/sized`: fold reads no offsets; cub "
+     "through offsets, its % of peak counting them)",
+     lambda op, t, d, x: op == "Sum" and t == "float" and x == "sized"),
+    ("Sum over float, random lengths",
+     lambda op, t, d, x: op == "Sum" and t == "float" and not d.startswith("fixed-") and not x),
+    ("Sum over int32", lambda op, t, d, x: op == "Sum" and t == "int32" and not x),
+    ("Sum over half (fold accumulates in float, cub in half)", lambda op, t, d, x: op == "Sum" and t == "half" and not x),
+    ("Min over float", lambda op, t, d, x: op == "Min" and not x),
+    ("ArgMax over float", lambda op, t, d, x: op == "ArgMax" and not x),
+    ("64-bit offsets", lambda op, t, d, x: x == "off64"),
+]
+
+DISTRIBUTION_NOTES = """Distributions (each case 256 MB of items: 2^26 floats or int32, 2^27 halves; random lengths from fixed \
+seeds, the same every run): `fixed-L` every segment L items (as many as fit); `uniform-a-b` uniform in [a, b]; \
+`lognormal-m-s` round(m * exp(s * z)), z standard normal; `powerlaw-a` P(L >= x) = x^-a from 1 item, at most \
+2^24; `bimodal-8-4096` 90% of the segments 8 items, 10% 4096; `onehuge-1-8` one segment of half the items in \
+the middle of millions of segments of 1-8; `emptyP-1-64` P% of the segments empty, the others 1-64; \
+`shuffled-256-4096` uniform-256-4096's segments listed in a random order (begin and end offsets apart)."""
+
+
+def segmented_rows(data):
+    """The cases of fold-segmented-bench's JSON, each with its name's parts: `segmented/<op>/<type>/<distribution>
+    [/<variant>]` or `axes/<shape>/<axes>` (older runs' `segmented/<length>` are read as Sum over float)."""
+    rows, errors = [], []
+    for b in data["benchmarks"]:
+        name = b["name"].split("/iterations")[0]
+        if b.get("error_occurred"):
+            errors.append((name, b.get("error_message", "")))
+            continue
+        if "fold_us" not in b:
+            continue
+        parts = name.split("/")
+        r = dict(b, name=name, kind=parts[0], op="", type="", dist="", variant="")
+        if parts[0] == "segmented" and len(parts) >= 4:
+            r.update(op=parts[1], type=parts[2], dist=parts[3], variant=parts[4] if len(parts) > 4 else "")
+        elif parts[0] == "segmented":  # an older run: segmented/<length> or segmented/powerlaw, Sum over float
+            r.update(op="Sum", type="float", dist=("fixed-" + parts[1]) if parts[1].isdigit() else parts[1])
+        rows.append(r)
+    return rows, errors
+
+
+def torch_times(src):
+    """name -> {"segment_reduce_us", "dense_us"} from the run's torch-segmented.json and torch-axes.json (torch.sum
+    as the dense form), where they exist."""
+    torch = {}
+    path = os.path.join(src, "torch-segmented.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            for c in json.load(f)["cases"]:
+                torch[c["name"]] = {"segment_reduce_us": c.get("segment_reduce_us"), "dense_us": c.get("dense_us")}
+    path = os.path.join(src, "torch-axes.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            for c in json.load(f)["cases"]:
+                torch[c["name"]] = {"segment_reduce_us": None, "dense_us": c["torch_us"]}
+    return torch
+
+
+def best_torch(t):
+    times = [v for v in (t or {}).values() if v]
+    return min(times) if times else None
+
+
+def segmented_summary(rows, torch, w):
+    """Issue 19's figures: fold's % of the datasheet peak per group (target >= 80%, >= 90% through the fixed-size
+    overload), the cases where cub or torch is faster."""
+    seg = [r for r in rows if r["kind"] == "segmented"]
+    if seg:
+        w("Segmented, fold's % of the datasheet peak (min / median / max; cases below the target):\n\n")
+        for title, pick in SEGMENTED_GROUPS:
+            sel = [r for r in seg if pick(r["op"], r["type"], r["dist"], r["variant"])]
+            if not sel:
+                continue
+            target = 0.90 if "sized" in title else 0.80
+            v = sorted(r["fold_peak_frac"] for r in sel)
+            low = [r for r in sel if r["fold_peak_frac"] < target]
+            mixed = len({(r["op"], r["type"]) for r in sel}) > 1
+            label = lambda r: "%s/%s/%s" % (r["op"], r["type"], r["dist"]) if mixed else r["dist"]
+            w("- %s: %.1f / %.1f / %.1f%%; below %d%%: %d of %d%s\n" % (
+                title.split(" (")[0], 100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], round(100 * target), len(low),
+                len(sel), (" (" + ", ".join("%s %.1f%%" % (label(r), 100 * r["fold_peak_frac"]) for r in
+                                           sorted(low, key=lambda r: r["fold_peak_frac"])) + ")") if low else ""))
+    with_cub = [r for r in rows if r["cub_us"] > 0]
+    spread = sorted(abs(r["cub_spread"] - 1) for r in with_cub if r.get("cub_spread"))
+    tie = max(0.03, spread[int(0.95 * (len(spread) - 1))]) if spread else 0.03
+    if spread:
+        w("\ncub against itself in the same run: median spread %.1f%%, 95th percentile %.1f%%, max %.1f%%; a tie is "
+          "within %.1f%%\n" % (100 * spread[len(spread) // 2], 100 * spread[int(0.95 * (len(spread) - 1))],
+                               100 * spread[-1], 100 * tie))
+    slower = sorted((r for r in with_cub if r["fold_over_cub"] > 1 + tie), key=lambda r: -r["fold_over_cub"])
+    w("\nfold slower than cub beyond a tie (%.1f%%): %d of %d cases%s\n" % (
+        100 * tie, len(slower), len(with_cub),
+        (": " + ", ".join("%s %.3f" % (r["name"], r["fold_over_cub"]) for r in slower)) if slower else ""))
+    timed = [(r, best_torch(torch.get(r["name"]))) for r in rows]
+    timed = [(r, t) for r, t in timed if t]
+    behind = sorted(((r, t) for r, t in timed if r["fold_us"] > t), key=lambda p: -p[0]["fold_us"] / p[1])
+    w("fold slower than torch (the faster of segment_reduce and the dense form): %d of %d cases%s\n" % (
+        len(behind), len(timed),
+        (": " + ", ".join("%s %.3f" % (r["name"], r["fold_us"] / t) for r, t in behind)) if behind else ""))
+
+
 def segmented(src):
-    """fold-segmented-bench's cases beside cub and torch.sum: a Markdown table and bandwidth vs segment length."""
+    """fold-segmented-bench's cases beside cub and torch (segment_reduce, and torch.sum or its kin over the
+    reshaped rows): segmented-bench.md (a summary, then a table per group), segmented-bench.png (bandwidth against
+    the fixed length, and % of peak per random distribution), the summary on stdout."""
     results = os.path.join(HERE, "results")
-    for name in ["segmented-bench.json", "torch-axes.json"]:
-        with open(os.path.join(src, name)) as f, open(os.path.join(results, name), "w") as g:
-            g.write(f.read())
+    for name in ["segmented-bench.json", "torch-segmented.json", "torch-axes.json"]:
+        if os.path.exists(os.path.join(src, name)):
+            with open(os.path.join(src, name)) as f, open(os.path.join(results, name), "w") as g:
+                g.write(f.read())
     with open(os.path.join(results, "segmented-bench.json")) as f:
         data = json.load(f)
-    with open(os.path.join(results, "torch-axes.json")) as f:
-        torch = {c["name"]: c["torch_us"] for c in json.load(f)["cases"]}
+    torch = torch_times(src)
     ctx = data["context"]
-    rows = [b for b in data["benchmarks"] if "fold_us" in b]
+    rows, errors = segmented_rows(data)
+    peak = float(ctx["peak_GBps"])
+
+    def table(out, sel):
+        out.write("| case | segments | mean length | fold us | cub us | fold/cub | cub spread | torch segment_reduce us "
+                  "| torch dense us | fold/torch | fold % of peak | cub % of peak |\n")
+        out.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in sel:
+            t = torch.get(r["name"], {})
+            best = best_torch(t)
+            cells = [r["name"], "%.0f" % r["segments"] if "segments" in r else "-",
+                     "%.1f" % r["mean_length"] if "mean_length" in r else "-",
+                     "%.1f" % r["fold_us"], "%.1f" % r["cub_us"] if r["cub_us"] > 0 else "-",
+                     "%.3f" % r["fold_over_cub"] if r["cub_us"] > 0 else "-",
+                     "%.1f%%" % (100 * abs(r["cub_spread"] - 1)) if r.get("cub_spread") else "-",
+                     "%.1f" % t["segment_reduce_us"] if t.get("segment_reduce_us") else "-",
+                     "%.1f" % t["dense_us"] if t.get("dense_us") else "-",
+                     "%.3f" % (r["fold_us"] / best) if best else "-",
+                     "%.1f" % (100 * r["fold_peak_frac"]),
+                     "%.1f" % (100 * r["cub_peak_frac"]) if r["cub_us"] > 0 else "-"]
+            out.write("| " + " | ".join(cells) + " |\n")
+        out.write("\n")
+
+    summary = io.StringIO()
+    segmented_summary(rows, torch, summary.write)
     with open(os.path.join(results, "segmented-bench.md"), "w") as out:
         out.write(f"# fold-segmented-bench on {ctx.get('device')} (commit {ctx.get('commit', '?')})\n\n")
-        out.write("Sum over float. Times are medians of 9 calls (3 for cub at lengths 1 and 8); ratios below 1 mean fold "
-                  "is faster. % of peak counts the bytes that must move (items, offsets, results) against "
-                  f"{float(ctx['peak_GBps']):.0f} GB/s.\n\n")
-        out.write("| case | fold us | cub us | fold/cub | torch us | fold/torch | fold % of peak |\n|---|---|---|---|---|---|---|\n")
-        for b in rows:
-            name = b["name"].split("/iterations")[0]
-            cub = b["cub_us"]
-            t = torch.get(name)
-            out.write(f"| {name} | {b['fold_us']:.1f} | {cub:.1f} | " + (f"{b['fold_over_cub']:.3f}" if cub > 0 else "-") +
-                      f" | {t:.1f} | {b['fold_us'] / t:.3f}" if t else f"| {name} | {b['fold_us']:.1f} | {cub:.1f} | " +
-                      (f"{b['fold_over_cub']:.3f}" if cub > 0 else "-") + " | - | -")
-            out.write(f" | {100 * b['fold_peak_frac']:.1f} |\n")
+        out.write("fold and cub::DeviceSegmentedReduce in one run on the same buffers, torch (`benchmarks/"
+                  "torch_segmented.py`, `benchmarks/torch_axes.py`) on the same segments right after. Times: CUDA events "
+                  "around one call, the median of 9 calls after a warm-up (3 where a call takes over 5 ms), cub "
+                  "timed before and after fold (its spread, the second over the first, is the noise floor of "
+                  "fold/cub); ratios below 1 mean fold is faster. % of peak counts the bytes that must move (items, offsets, results) "
+                  f"against the datasheet's {peak:.0f} GB/s. torch: `torch.segment_reduce(x, op, lengths=...)`, and "
+                  "the dense form over the reshaped rows where the lengths are fixed (`torch.sum`/`amin`/`argmax("
+                  "x.view(-1, L), dim=1)`; for the axis cases `torch.sum(x, dims)`); fold/torch is against the faster "
+                  "of the two. Generated by `benchmarks/report.py segmented`.\n\n")
+        out.write(DISTRIBUTION_NOTES + "\n\n## Summary\n\n" + summary.getvalue() + "\n")
+        if errors:
+            out.write("Cases that failed: " + ", ".join("%s (%s)" % e for e in errors) + "\n\n")
+        listed = set()
+        for title, pick in SEGMENTED_GROUPS:
+            sel = [r for r in rows if r["kind"] == "segmented" and pick(r["op"], r["type"], r["dist"], r["variant"])]
+            if sel:
+                out.write("## %s\n\n" % title)
+                table(out, sel)
+                listed.update(r["name"] for r in sel)
+        rest = [r for r in rows if r["kind"] == "segmented" and r["name"] not in listed]
+        if rest:
+            out.write("## Other segmented cases\n\n")
+            table(out, rest)
+        axes = [r for r in rows if r["kind"] == "axes"]
+        if axes:
+            out.write("## Axis reductions, Sum over float (cub where the reduced axes are the last ones)\n\n")
+            table(out, axes)
+    sys.stdout.write(summary.getvalue())
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    seg = [b for b in rows if b["name"].startswith("segmented/") and b.get("segment_length", 0) > 0]
-    xs = [b["segment_length"] for b in seg]
-    peak = float(ctx["peak_GBps"])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(xs, [b["fold_GBps"] for b in seg], "o-", label="fold")
-    ax.plot(xs, [b["fold_GBps"] * b["fold_over_cub"] for b in seg], "s--", label="cub")
-    ax.axhline(peak, color="gray", lw=0.8, label="datasheet peak")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("segment length (floats), 2^28 items in all")
-    ax.set_ylabel("GB/s")
-    ax.set_title(f"DeviceSegmentedReduce::Sum, {ctx.get('device')}")
-    ax.legend()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.2), gridspec_kw={"width_ratios": [1.2, 1]})
+    fixed = sorted((r for r in rows if r["op"] == "Sum" and r["type"] == "float" and r["dist"].startswith("fixed-")
+                    and r["variant"] in ("", "sized")), key=lambda r: int(r["dist"][6:]))
+    for variant, style, label in [("", "o-", "fold (offsets)"), ("sized", "^-", "fold (fixed-size overload)")]:
+        sel = [r for r in fixed if r["variant"] == variant]
+        if sel:
+            left.plot([int(r["dist"][6:]) for r in sel], [100 * r["fold_peak_frac"] for r in sel], style, ms=4,
+                      label=label)
+    base = [r for r in fixed if r["variant"] == ""]
+    left.plot([int(r["dist"][6:]) for r in base], [100 * r["cub_peak_frac"] for r in base], "s--", ms=3, label="cub")
+    for key, style, label in [("segment_reduce_us", "x:", "torch.segment_reduce"), ("dense_us", "d:", "torch.sum")]:
+        pts = [(int(r["dist"][6:]), 100 * r["bytes"] / (torch[r["name"]][key] * 1e-6) / 1e9 / peak) for r in base
+               if torch.get(r["name"], {}).get(key)]
+        if pts:
+            left.plot(*zip(*pts), style, ms=4, label=label)
+    left.axhline(80, color="gray", lw=0.8, ls="--", label="80% (issue 19)")
+    left.set_xscale("log", base=2)
+    left.set_ylim(0, 100)
+    left.set_xlabel("segment length (floats), 256 MB of items")
+    left.set_ylabel("% of the datasheet peak")
+    left.set_title("Sum over float, fixed lengths")
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8)
+    dists = [r for r in rows if r["op"] == "Sum" and r["type"] == "float" and not r["dist"].startswith("fixed-")
+             and r["variant"] == ""]
+    ys = range(len(dists))
+    h = 0.27
+    right.barh([y - h for y in ys], [100 * r["fold_peak_frac"] for r in dists], h, label="fold")
+    right.barh(list(ys), [100 * r["cub_peak_frac"] for r in dists], h, label="cub")
+    right.barh([y + h for y in ys], [100 * r["bytes"] / (torch[r["name"]]["segment_reduce_us"] * 1e-6) / 1e9 / peak
+                                     if torch.get(r["name"], {}).get("segment_reduce_us") else 0 for r in dists], h,
+               label="torch.segment_reduce")
+    right.axvline(80, color="gray", lw=0.8, ls="--")
+    right.set_yticks(list(ys))
+    right.set_yticklabels([r["dist"] for r in dists], fontsize=8)
+    right.invert_yaxis()
+    right.set_xlim(0, 100)
+    right.set_xlabel("% of the datasheet peak")
+    right.set_title("Sum over float, random lengths")
+    right.legend(fontsize=8, loc="lower right")
+    fig.suptitle(f"DeviceSegmentedReduce, {ctx.get('device')}, commit {ctx.get('commit', '?')}")
     fig.tight_layout()
-    fig.savefig(os.path.join(results, "segmented-bench.png"), dpi=120)
+    fig.savefig(os.path.join(results, "segmented-bench.png"), dpi=110)
 
 
 def main():

@@ -1,8 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// fold-segmented-bench: fold::DeviceSegmentedReduce::Sum against cub::DeviceSegmentedReduce::Sum over float,
-// 2^28 items in all, for uniform segment lengths 1 .. 16M and power-law random lengths; and fold::DeviceReduceAxes
-// over the shapes of issue 6, against cub's segmented sum where it applies (the last axis). Both in one run,
-// timed with CUDA events, each the median of its iterations; results as Google Benchmark JSON.
+// fold-segmented-bench: fold::DeviceSegmentedReduce against cub::DeviceSegmentedReduce, 256 MB of items per case
+// (2^26 floats or int32, 2^27 halves), for the segment length distributions of issue 19:
+// - Sum over float for every distribution: fixed lengths (every power of two from 1 to 2^24 and odd ones),
+//   through offsets and through fold's fixed-size overload (`/sized`); uniform ranges; log-normal; power-law;
+//   bimodal; one huge segment among millions of tiny ones; many empty segments; and one distribution's segments
+//   in a random order (begin and end offsets given apart);
+// - Sum over int32 and half, Min and ArgMax over float, for a representative subset of those;
+// - 64-bit offsets (`/off64`) for a few cases;
+// and fold::DeviceReduceAxes over the shapes of issue 6, against cub's segmented sum where it applies (the last
+// axis). fold and cub in one run on the same buffers, timed with CUDA events (one call between the events, the
+// median of 9 calls after a warm-up, 3 where a call takes over 5 ms; cub before and after fold, the two timings'
+// ratio its run-to-run spread, `cub_spread`); % of the datasheet peak counts the bytes
+// that must move: the items, the offsets and the results. Random lengths come from fixed seeds, so every run
+// measures the same segments. Results as Google Benchmark JSON (benchmarks/report.py segmented turns them into
+// benchmarks/results/segmented-bench.*).
+//
+// With FOLD_LENGTHS_DIR set, the lengths of every random distribution are also written there, one file
+// `<distribution>-<items>.i32` (raw little-endian int32 lengths, in segment order) per distribution and item
+// count, for benchmarks/torch_segmented.py to time torch on the very same segments.
 #include <fold/device/device_reduce_axes.cuh>
 #include <fold/device/device_segmented_reduce.cuh>
 
@@ -13,10 +28,14 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -26,7 +45,7 @@ bench::DeviceFacts facts;
 struct Row
 {
   std::string name;
-  double fold_us, cub_us, bytes;
+  double fold_us, cub_us, bytes, cub_bytes;
 };
 std::vector<Row> rows;
 
@@ -41,117 +60,424 @@ struct Buffer
   Buffer& operator=(const Buffer&) = delete;
 };
 
-constexpr std::size_t total_items = std::size_t{1} << 28;
+//! The bytes of items of every segmented case: 2^26 floats or int32, 2^27 halves.
+constexpr std::size_t case_bytes = std::size_t{256} << 20;
 
-//! Offsets of back-to-back segments: uniform `length`, or power-law random lengths (length 0).
-std::vector<int> make_offsets(std::size_t length)
+//! The longest random segment (a fixed length may be anything).
+constexpr double max_length = 1 << 24;
+
+// ---- segment lengths ------------------------------------------------------------------------------------------
+
+//! Seeded uniform draws (splitmix64 of a counter): the same lengths on every run.
+class Draws
 {
-  std::vector<int> offsets{0};
-  if (length > 0)
+public:
+  explicit Draws(std::uint64_t seed)
+      : state_(seed)
   {
-    for (std::size_t i = 0; i < total_items / length; ++i)
-    {
-      offsets.push_back(static_cast<int>((i + 1) * length));
-    }
-    return offsets;
   }
-  // Pareto-like: P(L > x) ~ x^-0.7 from 1 item up to 2^24 items, so most segments are short and most items lie in
-  // long segments.
-  std::uint64_t state = 42;
-  std::size_t items   = 0;
-  while (items < total_items)
+  //! Uniform in [0, 1).
+  double uniform() { return static_cast<double>(bench::mix(++state_) >> 11) * 0x1.0p-53; }
+  //! Uniform in [lo, hi].
+  std::int64_t between(std::int64_t lo, std::int64_t hi)
   {
-    const double u      = static_cast<double>(bench::mix(++state) >> 11) * 0x1.0p-53;
-    std::size_t segment = static_cast<std::size_t>(std::pow(1.0 - u, -1.0 / 0.7));
-    segment             = std::min<std::size_t>({segment, std::size_t{1} << 24, total_items - items});
-    items += segment;
-    offsets.push_back(static_cast<int>(items));
+    return lo + static_cast<std::int64_t>(bench::mix(++state_) % static_cast<std::uint64_t>(hi - lo + 1));
   }
-  return offsets;
+
+private:
+  std::uint64_t state_;
+};
+
+enum class Shape
+{
+  fixed,     //!< every segment `a` items (as many as fit)
+  uniform,   //!< uniform in [a, b]
+  lognormal, //!< round(a * exp(b * z)), z standard normal: median a, log-standard deviation b; at least 1
+  powerlaw,  //!< floor(u^(-1/a)), u uniform in (0, 1]: P(L >= x) = x^-a, from 1 item
+  bimodal,   //!< b with probability c, else a
+  one_huge,  //!< half the items in one segment (in the middle), the other half in segments uniform in [a, b]
+  empty,     //!< empty with probability c, else uniform in [a, b]
+  shuffled,  //!< uniform in [a, b], the segments listed in a random order (begin and end offsets apart)
+};
+
+struct Distribution
+{
+  std::string name;
+  Shape shape;
+  double a = 0, b = 0, c = 0;
+  std::uint64_t seed = 0;
+};
+
+Distribution fixed(std::int64_t length)
+{
+  return {"fixed-" + std::to_string(length), Shape::fixed, static_cast<double>(length)};
 }
 
-//! Median seconds of `iterations` runs of `call` (each after one warm-up).
+//! The random distributions; each has its own seed. powerlaw-0.7 is the power law of the earlier runs (seed 42).
+const std::vector<Distribution> random_distributions = {
+    {"uniform-1-16", Shape::uniform, 1, 16, 0, 101},
+    {"uniform-1-64", Shape::uniform, 1, 64, 0, 102},
+    {"uniform-1-512", Shape::uniform, 1, 512, 0, 103},
+    {"uniform-256-4096", Shape::uniform, 256, 4096, 0, 104},
+    {"lognormal-32-1", Shape::lognormal, 32, 1, 0, 105},
+    {"lognormal-256-2", Shape::lognormal, 256, 2, 0, 106},
+    {"powerlaw-0.7", Shape::powerlaw, 0.7, 0, 0, 42},
+    {"powerlaw-1.2", Shape::powerlaw, 1.2, 0, 0, 107},
+    {"bimodal-8-4096", Shape::bimodal, 8, 4096, 0.1, 108},
+    {"onehuge-1-8", Shape::one_huge, 1, 8, 0, 109},
+    {"empty50-1-64", Shape::empty, 1, 64, 0.5, 110},
+    {"empty90-1-64", Shape::empty, 1, 64, 0.9, 111},
+    {"shuffled-256-4096", Shape::shuffled, 256, 4096, 0, 104},
+};
+
+const Distribution& distribution(const std::string& name)
+{
+  for (const Distribution& d : random_distributions)
+  {
+    if (d.name == name)
+    {
+      return d;
+    }
+  }
+  std::fprintf(stderr, "benchmark: no distribution %s\n", name.c_str());
+  std::exit(1);
+}
+
+//! The lengths of `d`'s segments, back to back, covering `items` items (a fixed length: as many whole segments as
+//! fit). The last random segment is cut to what is left.
+std::vector<std::int64_t> make_lengths(const Distribution& d, std::int64_t items)
+{
+  std::vector<std::int64_t> lengths;
+  if (d.shape == Shape::fixed)
+  {
+    const auto length = static_cast<std::int64_t>(d.a);
+    lengths.assign(static_cast<std::size_t>(items / length), length);
+    return lengths;
+  }
+  Draws draws{d.seed};
+  const auto a            = static_cast<std::int64_t>(d.a);
+  const auto b            = static_cast<std::int64_t>(d.b);
+  const std::int64_t fill = d.shape == Shape::one_huge ? items / 2 : items;
+  std::int64_t total      = 0;
+  constexpr double two_pi = 6.283185307179586;
+  auto clamped            = [](double x) { return static_cast<std::int64_t>(std::min(std::max(x, 1.0), max_length)); };
+  while (total < fill)
+  {
+    std::int64_t length = 0;
+    switch (d.shape)
+    {
+    case Shape::lognormal:
+    {
+      const double u1 = 1.0 - draws.uniform(), u2 = draws.uniform(); // Box-Muller, u1 in (0, 1]
+      const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(two_pi * u2);
+      length         = clamped(std::nearbyint(d.a * std::exp(d.b * z)));
+      break;
+    }
+    case Shape::powerlaw:
+      length = clamped(std::floor(std::pow(1.0 - draws.uniform(), -1.0 / d.a)));
+      break;
+    case Shape::bimodal:
+      length = draws.uniform() < d.c ? b : a;
+      break;
+    case Shape::empty:
+      length = draws.uniform() < d.c ? 0 : draws.between(a, b);
+      break;
+    default: // uniform, one_huge, shuffled
+      length = draws.between(a, b);
+      break;
+    }
+    length = std::min(length, fill - total);
+    lengths.push_back(length);
+    total += length;
+  }
+  if (d.shape == Shape::one_huge)
+  {
+    lengths.insert(lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2), items - fill);
+  }
+  return lengths;
+}
+
+//! Writes `lengths` to `$FOLD_LENGTHS_DIR/<name>-<items>.i32` once, when the variable is set.
+void save_lengths(const Distribution& d, std::int64_t items, const std::vector<std::int64_t>& lengths)
+{
+  static std::set<std::string> saved;
+  const char* dir = std::getenv("FOLD_LENGTHS_DIR");
+  if (dir == nullptr || d.shape == Shape::fixed || d.shape == Shape::shuffled)
+  {
+    return;
+  }
+  const std::string path = std::string(dir) + "/" + d.name + "-" + std::to_string(items) + ".i32";
+  if (!saved.insert(path).second)
+  {
+    return;
+  }
+  const std::vector<std::int32_t> narrow(lengths.begin(), lengths.end());
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr || std::fwrite(narrow.data(), sizeof(std::int32_t), narrow.size(), file) != narrow.size())
+  {
+    std::fprintf(stderr, "benchmark: cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::fclose(file);
+}
+
+// ---- timing and recording -------------------------------------------------------------------------------------
+
+//! Median seconds of the calls of `call` after one warm-up: 9 calls, or 3 when the warm-up took over 5 ms.
 template <typename CallT>
-double median_seconds(CallT&& call, int iterations)
+double median_seconds(CallT&& call)
 {
   bench::EventTimer timer;
-  BENCH_CHECK(call());
+  cudaError_t status  = cudaSuccess;
+  const double warmup = timer.seconds([&] { status = call(); });
+  BENCH_CHECK(status);
+  const int iterations = warmup > 5e-3 ? 3 : 9;
   std::vector<double> samples;
   for (int i = 0; i < iterations; ++i)
   {
-    cudaError_t status = cudaSuccess;
     samples.push_back(timer.seconds([&] { status = call(); }));
     BENCH_CHECK(status);
   }
   return bench::median(samples);
 }
 
-void record(benchmark::State& state, const std::string& name, double fold_s, double cub_s, double bytes)
+//! The counters every case reports (report.py reads them): times, the fold/cub ratio, bytes that must move, and
+//! bandwidth and % of the datasheet peak for each (cub's bytes differ from fold's through the fixed-size overload,
+//! which reads no offsets).
+void record(
+    benchmark::State& state, const std::string& name, double fold_s, double cub_s, double bytes, double cub_bytes)
 {
   state.counters["fold_us"]        = fold_s * 1e6;
   state.counters["cub_us"]         = cub_s * 1e6;
   state.counters["fold_over_cub"]  = cub_s > 0 ? fold_s / cub_s : 0;
   state.counters["bytes"]          = bytes;
+  state.counters["cub_bytes"]      = cub_bytes;
   state.counters["fold_GBps"]      = bytes / fold_s / 1e9;
+  state.counters["cub_GBps"]       = cub_s > 0 ? cub_bytes / cub_s / 1e9 : 0;
   state.counters["fold_peak_frac"] = bytes / fold_s / 1e9 / facts.peak_gbps;
-  state.counters["cub_peak_frac"]  = cub_s > 0 ? bytes / cub_s / 1e9 / facts.peak_gbps : 0;
-  rows.push_back({name, fold_s * 1e6, cub_s * 1e6, bytes});
+  state.counters["cub_peak_frac"]  = cub_s > 0 ? cub_bytes / cub_s / 1e9 / facts.peak_gbps : 0;
+  rows.push_back({name, fold_s * 1e6, cub_s * 1e6, bytes, cub_bytes});
 }
 
-void segmented_case(benchmark::State& state, std::size_t length)
+// ---- segmented cases ------------------------------------------------------------------------------------------
+
+enum class Op
 {
-  const std::vector<int> offsets = make_offsets(length);
-  const auto segments            = static_cast<std::int64_t>(offsets.size() - 1);
-  Buffer<float> in(total_items), out(segments), cub_out(segments);
-  Buffer<int> d_offsets(offsets.size());
-  bench::fill(in.data, total_items, 7);
-  BENCH_CHECK(cudaMemcpy(d_offsets.data, offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
+  Sum,
+  Min,
+  ArgMax
+};
+
+const char* op_name(Op op)
+{
+  return op == Op::Sum ? "Sum" : op == Op::Min ? "Min" : "ArgMax";
+}
+
+template <Op O, typename T>
+using FoldOut = std::conditional_t<O == Op::ArgMax, fold::KeyValuePair<int, T>, T>;
+template <Op O, typename T>
+using CubOut = std::conditional_t<O == Op::ArgMax, cub::KeyValuePair<int, T>, T>;
+
+template <Op O, typename T, typename BeginT, typename EndT>
+cudaError_t fold_segmented(
+    void* temp, std::size_t& bytes, const T* in, FoldOut<O, T>* out, std::int64_t n, BeginT begins, EndT ends)
+{
+  if constexpr (O == Op::Sum)
+  {
+    return fold::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, begins, ends);
+  }
+  else if constexpr (O == Op::Min)
+  {
+    return fold::DeviceSegmentedReduce::Min(temp, bytes, in, out, n, begins, ends);
+  }
+  else
+  {
+    return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, in, out, n, begins, ends);
+  }
+}
+
+template <Op O, typename T, typename BeginT, typename EndT>
+cudaError_t
+cub_segmented(void* temp, std::size_t& bytes, const T* in, CubOut<O, T>* out, std::int64_t n, BeginT begins, EndT ends)
+{
+  if constexpr (O == Op::Sum)
+  {
+    return cub::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, begins, ends);
+  }
+  else if constexpr (O == Op::Min)
+  {
+    return cub::DeviceSegmentedReduce::Min(temp, bytes, in, out, n, begins, ends);
+  }
+  else
+  {
+    return cub::DeviceSegmentedReduce::ArgMax(temp, bytes, in, out, n, begins, ends);
+  }
+}
+
+//! Whether fold's and cub's results for a segment of `length` items agree: float sums within a loose bound (the
+//! trees differ; cub sums halves in half precision), everything else exactly. For an empty segment only fold's
+//! own result is checked (+inf for Min, index -1 and -inf for ArgMax; cub writes max() and (1, lowest())).
+template <Op O, typename T>
+bool agree(const FoldOut<O, T>& mine, const CubOut<O, T>& theirs, std::int64_t length)
+{
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  if constexpr (O == Op::ArgMax)
+  {
+    if (length == 0)
+    {
+      return mine.key == -1 && static_cast<float>(mine.value) == -inf;
+    }
+    return mine.key == theirs.key && static_cast<float>(mine.value) == static_cast<float>(theirs.value);
+  }
+  else if constexpr (O == Op::Min)
+  {
+    return length == 0 ? static_cast<float>(mine) == inf : static_cast<float>(mine) == static_cast<float>(theirs);
+  }
+  else if constexpr (std::is_integral_v<T>)
+  {
+    return mine == theirs;
+  }
+  else
+  {
+    const double difference = std::fabs(static_cast<double>(static_cast<float>(mine)) - static_cast<float>(theirs));
+    return difference <= (std::is_same_v<T, float> ? 1e-5 * (length + 16) : 0.05 * length + 1);
+  }
+}
+
+//! One segmented case: `O` over `T` items, `OffsetT` offsets, segments of `d`; `Sized`: fold through its
+//! fixed-size overload (no offsets), cub through the offsets.
+template <typename T, typename OffsetT, Op O, bool Sized = false>
+void segmented_case(benchmark::State& state, const Distribution& d, const std::string& name)
+{
+  const auto capacity                     = static_cast<std::int64_t>(case_bytes / sizeof(T));
+  const std::vector<std::int64_t> lengths = make_lengths(d, capacity);
+  save_lengths(d, capacity, lengths);
+  const auto segments = static_cast<std::int64_t>(lengths.size());
+  // Back-to-back offsets; or, shuffled, the same segments listed in a random order, begins and ends apart.
+  std::vector<OffsetT> offsets(lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+  {
+    offsets[i + 1] = static_cast<OffsetT>(offsets[i] + lengths[i]);
+  }
+  const std::int64_t items = static_cast<std::int64_t>(offsets.back());
+  const bool apart         = d.shape == Shape::shuffled;
+  std::vector<OffsetT> begins, ends;
+  std::vector<std::int64_t> shuffled_lengths;
+  if (apart)
+  {
+    std::vector<std::int64_t> order(lengths.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+    {
+      order[i] = static_cast<std::int64_t>(i);
+    }
+    Draws draws{d.seed + 1000};
+    for (std::size_t i = order.size() - 1; i > 0; --i)
+    {
+      std::swap(order[i], order[static_cast<std::size_t>(draws.between(0, static_cast<std::int64_t>(i)))]);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i)
+    {
+      begins.push_back(offsets[order[i]]);
+      ends.push_back(offsets[order[i] + 1]);
+      shuffled_lengths.push_back(lengths[order[i]]);
+    }
+  }
+  const std::vector<std::int64_t>& listed = apart ? shuffled_lengths : lengths; // each output's segment length
+
+  Buffer<T> in(static_cast<std::size_t>(capacity));
+  Buffer<FoldOut<O, T>> out(segments);
+  Buffer<CubOut<O, T>> cub_out(segments);
+  Buffer<OffsetT> d_offsets(apart ? 2 * lengths.size() : offsets.size());
+  bench::fill(in.data, static_cast<std::size_t>(capacity), 7);
+  if (apart)
+  {
+    BENCH_CHECK(cudaMemcpy(d_offsets.data, begins.data(), segments * sizeof(OffsetT), cudaMemcpyHostToDevice));
+    BENCH_CHECK(cudaMemcpy(d_offsets.data + segments, ends.data(), segments * sizeof(OffsetT), cudaMemcpyHostToDevice));
+  }
+  else
+  {
+    BENCH_CHECK(cudaMemcpy(d_offsets.data, offsets.data(), offsets.size() * sizeof(OffsetT), cudaMemcpyHostToDevice));
+  }
+  const OffsetT* d_begins = d_offsets.data;
+  const OffsetT* d_ends   = d_offsets.data + (apart ? segments : 1);
+  const auto length       = static_cast<std::int64_t>(d.a); // the fixed length, for the fixed-size overload
+
   std::size_t fold_bytes = 0, cub_bytes = 0;
-  BENCH_CHECK(fold::DeviceSegmentedReduce::Sum(
-      nullptr, fold_bytes, in.data, out.data, segments, d_offsets.data, d_offsets.data + 1));
-  BENCH_CHECK(cub::DeviceSegmentedReduce::Sum(
-      nullptr, cub_bytes, in.data, cub_out.data, segments, d_offsets.data, d_offsets.data + 1));
+  auto fold_call = [&](void* temp, std::size_t& bytes)
+  {
+    if constexpr (Sized)
+    {
+      return fold::DeviceSegmentedReduce::Sum(temp, bytes, in.data, out.data, segments, length);
+    }
+    else
+    {
+      return fold_segmented<O>(temp, bytes, in.data, out.data, segments, d_begins, d_ends);
+    }
+  };
+  auto cub_call = [&](void* temp, std::size_t& bytes)
+  { return cub_segmented<O>(temp, bytes, in.data, cub_out.data, segments, d_begins, d_ends); };
+  BENCH_CHECK(fold_call(nullptr, fold_bytes));
+  BENCH_CHECK(cub_call(nullptr, cub_bytes));
   Buffer<char> fold_temp(fold_bytes), cub_temp(cub_bytes);
-  auto fold_call = [&]
-  {
-    return fold::DeviceSegmentedReduce::Sum(
-        fold_temp.data, fold_bytes, in.data, out.data, segments, d_offsets.data, d_offsets.data + 1);
-  };
-  auto cub_call = [&]
-  {
-    return cub::DeviceSegmentedReduce::Sum(
-        cub_temp.data, cub_bytes, in.data, cub_out.data, segments, d_offsets.data, d_offsets.data + 1);
-  };
-  // Agreement: every segment within a loose relative bound (the trees differ).
-  BENCH_CHECK(fold_call());
-  BENCH_CHECK(cub_call());
+  auto run_fold = [&] { return fold_call(fold_temp.data, fold_bytes); };
+  auto run_cub  = [&] { return cub_call(cub_temp.data, cub_bytes); };
+
+  // Agreement, segment by segment, before timing.
+  BENCH_CHECK(cudaMemset(out.data, 0xA5, segments * sizeof(FoldOut<O, T>)));
+  BENCH_CHECK(run_fold());
+  BENCH_CHECK(run_cub());
   BENCH_CHECK(cudaDeviceSynchronize());
-  std::vector<float> mine(segments), theirs(segments);
-  BENCH_CHECK(cudaMemcpy(mine.data(), out.data, segments * sizeof(float), cudaMemcpyDeviceToHost));
-  BENCH_CHECK(cudaMemcpy(theirs.data(), cub_out.data, segments * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<FoldOut<O, T>> mine(static_cast<std::size_t>(segments));
+  std::vector<CubOut<O, T>> theirs(static_cast<std::size_t>(segments));
+  BENCH_CHECK(cudaMemcpy(mine.data(), out.data, segments * sizeof(FoldOut<O, T>), cudaMemcpyDeviceToHost));
+  BENCH_CHECK(cudaMemcpy(theirs.data(), cub_out.data, segments * sizeof(CubOut<O, T>), cudaMemcpyDeviceToHost));
   for (std::int64_t i = 0; i < segments; ++i)
   {
-    const double len = offsets[i + 1] - offsets[i];
-    if (std::fabs(mine[i] - theirs[i]) > 1e-5 * (len + 16))
+    if (!agree<O, T>(mine[i], theirs[i], listed[i]))
     {
+      std::fprintf(stderr, "%s: fold and cub disagree at segment %lld\n", name.c_str(), static_cast<long long>(i));
       state.SkipWithError("fold and cub disagree");
       return;
     }
   }
-  const int iterations = 9;
-  double fold_s = 0, cub_s = 0;
+
+  // cub is timed twice: the second timing over the first is cub's own run-to-run spread, the noise floor of the
+  // fold/cub ratio.
+  double fold_s = 0, cub_s = 0, cub_again_s = 0;
   for (auto _ : state)
   {
-    fold_s = median_seconds(fold_call, iterations);
-    cub_s  = median_seconds(cub_call, length == 1 || length == 8 ? 3 : iterations);
+    cub_s       = median_seconds(run_cub);
+    fold_s      = median_seconds(run_fold);
+    cub_again_s = median_seconds(run_cub);
     state.SetIterationTime(fold_s);
   }
-  // Bytes that must move: the items, the offsets and the results.
-  const double bytes               = total_items * 4.0 + offsets.size() * 4.0 + segments * 4.0;
-  state.counters["segment_length"] = static_cast<double>(length);
+  state.counters["cub_spread"] = cub_again_s / cub_s;
+  // Bytes that must move: the items, the offsets read (none through the fixed-size overload) and the results.
+  const double offsets_read        = apart ? 2.0 * segments : segments + 1.0;
+  const double item_bytes          = static_cast<double>(items) * sizeof(T);
+  const double out_bytes           = static_cast<double>(segments) * sizeof(FoldOut<O, T>);
+  const double cub_moved           = item_bytes + offsets_read * sizeof(OffsetT) + out_bytes;
+  const double fold_moved          = Sized ? item_bytes + out_bytes : cub_moved;
+  state.counters["segment_length"] = d.shape == Shape::fixed ? d.a : 0;
   state.counters["segments"]       = static_cast<double>(segments);
-  record(state, "segmented/" + (length == 0 ? std::string("powerlaw") : std::to_string(length)), fold_s, cub_s, bytes);
+  state.counters["items"]          = static_cast<double>(items);
+  state.counters["mean_length"]    = segments > 0 ? static_cast<double>(items) / segments : 0;
+  state.counters["offset_bytes"]   = Sized ? 0 : sizeof(OffsetT);
+  record(state, name, fold_s, cub_s, fold_moved, cub_moved);
 }
+
+template <typename T, typename OffsetT, Op O, bool Sized = false>
+void add_segmented(const Distribution& d, const std::string& suffix = "")
+{
+  const std::string name = std::string("segmented/") + op_name(O) + "/" + bench::type_name<T>() + "/" + d.name + suffix;
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [d, name](benchmark::State& s) { segmented_case<T, OffsetT, O, Sized>(s, d, name); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+// ---- axis cases -----------------------------------------------------------------------------------------------
 
 //! Offsets `i * stride` for cub's segmented sum over rows.
 struct RowOffset
@@ -220,27 +546,30 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
       }
     }
   }
-  double fold_s = 0, cub_s = 0;
+  double fold_s = 0, cub_s = 0, cub_again_s = 0;
   for (auto _ : state)
   {
-    fold_s = median_seconds(fold_call, 9);
-    cub_s  = trailing ? median_seconds(cub_call, 9) : 0;
+    cub_s       = trailing ? median_seconds(cub_call) : 0;
+    fold_s      = median_seconds(fold_call);
+    cub_again_s = trailing ? median_seconds(cub_call) : 0;
     state.SetIterationTime(fold_s);
   }
-  record(state, name, fold_s, cub_s, (items + outputs) * 4.0);
+  state.counters["cub_spread"] = trailing ? cub_again_s / cub_s : 0;
+  record(state, name, fold_s, cub_s, (items + outputs) * 4.0, (items + outputs) * 4.0);
 }
 
 void print_table()
 {
-  std::printf("\n%-34s %12s %12s %9s %9s\n", "case", "fold us", "cub us", "fold/cub", "fold %pk");
+  std::printf("\n%-48s %12s %12s %9s %9s %9s\n", "case", "fold us", "cub us", "fold/cub", "fold %pk", "cub %pk");
   for (const Row& r : rows)
   {
-    std::printf("%-34s %12.1f %12.1f %9.3f %9.1f\n",
+    std::printf("%-48s %12.1f %12.1f %9.3f %9.1f %9.1f\n",
                 r.name.c_str(),
                 r.fold_us,
                 r.cub_us,
                 r.cub_us > 0 ? r.fold_us / r.cub_us : 0.0,
-                100.0 * r.bytes / (r.fold_us * 1e-6) / 1e9 / facts.peak_gbps);
+                100.0 * r.bytes / (r.fold_us * 1e-6) / 1e9 / facts.peak_gbps,
+                r.cub_us > 0 ? 100.0 * r.cub_bytes / (r.cub_us * 1e-6) / 1e9 / facts.peak_gbps : 0.0);
   }
 }
 } // namespace
@@ -250,20 +579,75 @@ int main(int argc, char** argv)
   benchmark::Initialize(&argc, argv);
   facts = bench::device_facts();
   benchmark::AddCustomContext("device", facts.name);
+  benchmark::AddCustomContext("sms", std::to_string(facts.sms));
   benchmark::AddCustomContext("peak_GBps", std::to_string(facts.peak_gbps));
+  benchmark::AddCustomContext("case_bytes", std::to_string(case_bytes));
   if (const char* commit = std::getenv("FOLD_COMMIT"))
   {
     benchmark::AddCustomContext("commit", commit);
   }
   std::printf("device: %s, %d SMs, peak %.0f GB/s\n", facts.name.c_str(), facts.sms, facts.peak_gbps);
-  for (std::size_t length : {1, 8, 32, 128, 1 << 10, 1 << 15, 1 << 20, 1 << 24, 0})
+
+  // Sum over float, every distribution. Fixed lengths: every power of two from 1 to 2^24 and odd ones, through
+  // offsets and through the fixed-size overload.
+  std::vector<std::int64_t> fixed_lengths = {3, 7, 33, 100, 1000, 100000};
+  for (int p = 0; p <= 24; ++p)
   {
-    const std::string name = "segmented/" + (length == 0 ? std::string("powerlaw") : std::to_string(length));
-    benchmark::RegisterBenchmark(name.c_str(), [length](benchmark::State& s) { segmented_case(s, length); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
+    fixed_lengths.push_back(std::int64_t{1} << p);
   }
+  std::sort(fixed_lengths.begin(), fixed_lengths.end());
+  for (std::int64_t length : fixed_lengths)
+  {
+    add_segmented<float, int, Op::Sum>(fixed(length));
+  }
+  for (std::int64_t length : fixed_lengths)
+  {
+    add_segmented<float, int, Op::Sum, true>(fixed(length), "/sized");
+  }
+  for (const Distribution& d : random_distributions)
+  {
+    add_segmented<float, int, Op::Sum>(d);
+  }
+  // The other types and operators over a representative subset.
+  const std::vector<Distribution> subset = {fixed(1),
+                                            fixed(7),
+                                            fixed(128),
+                                            fixed(1000),
+                                            fixed(65536),
+                                            distribution("uniform-1-64"),
+                                            distribution("uniform-256-4096"),
+                                            distribution("lognormal-32-1"),
+                                            distribution("powerlaw-0.7"),
+                                            distribution("bimodal-8-4096"),
+                                            distribution("onehuge-1-8"),
+                                            distribution("empty50-1-64")};
+  for (const Distribution& d : subset)
+  {
+    add_segmented<std::int32_t, int, Op::Sum>(d);
+  }
+  for (const Distribution& d : subset)
+  {
+    add_segmented<__half, int, Op::Sum>(d);
+  }
+  for (const Distribution& d : subset)
+  {
+    add_segmented<float, int, Op::Min>(d);
+  }
+  for (const Distribution& d : subset)
+  {
+    add_segmented<float, int, Op::ArgMax>(d);
+  }
+  // 64-bit offsets.
+  for (const Distribution& d :
+       {fixed(1), distribution("uniform-1-512"), distribution("powerlaw-0.7"), distribution("onehuge-1-8")})
+  {
+    add_segmented<float, std::int64_t, Op::Sum>(d, "/off64");
+  }
+  for (const Distribution& d : {distribution("uniform-1-512"), distribution("onehuge-1-8")})
+  {
+    add_segmented<float, std::int64_t, Op::ArgMax>(d, "/off64");
+  }
+
   const std::vector<std::pair<std::vector<std::int64_t>, std::string>> matrices = {{{1 << 14, 1 << 14}, "16384x16384"},
                                                                                    {{1 << 24, 16}, "16777216x16"},
                                                                                    {{16, 1 << 24}, "16x16777216"},

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // DeviceSegmentedReduce::Sum and Reduce: every size class (empty, lane groups of each width, warp, block, large
 // spread over the grid and large taken by one block), ragged, overlapping and out-of-order segments, the
-// fixed-size overloads, against a host reference and against cub::DeviceSegmentedReduce; results that do not
-// depend on how a segment was scheduled; the argument checks.
+// fixed-size overloads, against a host reference and against cub::DeviceSegmentedReduce; every length distribution
+// of fold-segmented-bench (issue 19) for Sum of float and int32 and Min and ArgMax of float, back to back and
+// scrambled (unsorted, overlapping); results that do not depend on how a segment was scheduled or on the other
+// segments of its batch; the argument checks.
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -12,7 +14,11 @@
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace
@@ -87,15 +93,48 @@ double host_sum(const std::vector<T>& values, std::int64_t begin, std::int64_t e
   return sum;
 }
 
-//! A bound on the error of fold's (or cub's) float sum of a segment: each thread of a warp takes at most
-//! length / 32 items, and the trees above are shallow.
+//! A bound on the error of fold's (or cub's) float sum of a segment of `length` items against the exact sum: a
+//! summation tree of depth d errs by at most d * u * sum|x| (Higham, 4.2), `u` the unit roundoff. Both trees are at
+//! most length / 32 + 2 * log2(length + 2) + 64 deep: no thread folds more than length / 32 items of a segment in
+//! sequence (a small segment's lane at most `lane_items`, a warp's lane length / 32, a block's thread or a unit's
+//! less), and the warp, block and partial trees above are logarithmic. The host's double sum is exact enough (its
+//! own error is 2^-29 of this bound's unit).
 double segment_bound(std::int64_t length, double magnitude, double unit)
 {
   return (static_cast<double>(length) / 32 + 2 * std::log2(static_cast<double>(length) + 2) + 64) * unit * magnitude;
 }
 
-//! fold's and cub's segmented sums of `segments` over `values`, checked against the host; with `OffsetT`
-//! offsets. Returns fold's results.
+//! Counts the segments a check fails and keeps a description of the first; one Catch2 assertion per call, so that
+//! millions of segments cost no more than a loop.
+class Failures
+{
+public:
+  //! Records a failure of `what` at segment `i` (a no-op when `ok`).
+  template <typename DescribeT>
+  void check(bool ok, std::int64_t i, DescribeT&& describe)
+  {
+    if (!ok && count_++ == 0)
+    {
+      std::ostringstream text;
+      text << "segment " << i << ": ";
+      describe(text);
+      first_ = text.str();
+    }
+  }
+  void report() const
+  {
+    INFO(count_ << " segments failed; the first: " << first_);
+    CHECK(count_ == 0);
+  }
+
+private:
+  std::int64_t count_ = 0;
+  std::string first_;
+};
+
+//! fold's and cub's segmented sums of `segments` over `values`, checked against the host (floats within
+//! `segment_bound`, integers exactly, modulo 2^bits as the device's sums wrap) and against each other (integers
+//! exactly); with `OffsetT` offsets, begins and ends apart. Returns fold's results.
 template <typename T, typename OffsetT, typename OptionT = fold::run_to_run_t>
 std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments, OptionT option = {})
 {
@@ -117,12 +156,10 @@ std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments
         return cub::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get(), d_cub.get(), n, d_begins.get(), d_ends.get());
       });
   const std::vector<T> out = d_out.to_host(), theirs = d_cub.to_host();
+  Failures failures;
   for (std::int64_t i = 0; i < n; ++i)
   {
-    double magnitude  = 0;
-    const double sum  = host_sum(values, segments.begins[i], segments.ends[i], magnitude);
     const auto length = std::max<std::int64_t>(segments.ends[i] - segments.begins[i], 0);
-    INFO("segment " << i << " [" << segments.begins[i] << ", " << segments.ends[i] << ")");
     if constexpr (std::is_integral_v<T>)
     {
       std::uint64_t wrapped = 0; // the device's sum wraps around
@@ -130,16 +167,30 @@ std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments
       {
         wrapped += static_cast<std::uint64_t>(values[j]);
       }
-      CHECK(out[i] == theirs[i]);
-      CHECK(out[i] == static_cast<T>(wrapped));
+      failures.check(out[i] == static_cast<T>(wrapped) && out[i] == theirs[i],
+                     i,
+                     [&](std::ostream& o)
+                     {
+                       o << "[" << segments.begins[i] << ", " << segments.ends[i] << "): fold " << out[i] << ", cub "
+                         << theirs[i] << ", host " << static_cast<T>(wrapped);
+                     });
     }
     else
     {
+      double magnitude   = 0;
+      const double sum   = host_sum(values, segments.begins[i], segments.ends[i], magnitude);
       const double bound = segment_bound(length, magnitude, fold_test::unit_roundoff<T>());
-      CHECK(std::fabs(static_cast<double>(out[i]) - sum) <= bound);
-      CHECK(std::fabs(static_cast<double>(theirs[i]) - sum) <= bound);
+      failures.check(std::fabs(static_cast<double>(out[i]) - sum) <= bound &&
+                         std::fabs(static_cast<double>(theirs[i]) - sum) <= bound,
+                     i,
+                     [&](std::ostream& o)
+                     {
+                       o << "[" << segments.begins[i] << ", " << segments.ends[i] << "): fold " << out[i] << ", cub "
+                         << theirs[i] << ", host " << sum << ", bound " << bound;
+                     });
     }
   }
+  failures.report();
   return out;
 }
 //! fold's sum of the segment `target` when it comes after segments of `before` lengths and `gap` items that no
@@ -166,6 +217,222 @@ float sum_in_batch(const std::vector<float>& target,
   auto values    = fold_test::random_values<float>(static_cast<std::size_t>(end), seed, fold_test::Values::full_range);
   std::copy(target.begin(), target.end(), values.begin() + first);
   return check_sums<float, std::int64_t>(values, segments)[before.size()];
+}
+
+//! The segment length distributions of fold-segmented-bench (issue 19), at test size: `items` items in all, the
+//! random ones from their own seeds.
+enum class Shape
+{
+  fixed,     //!< `a` items each, as many as fit
+  uniform,   //!< uniform in [a, b]
+  lognormal, //!< round(a * exp(b * z)), z standard normal: median a, at least 1
+  powerlaw,  //!< floor(u^(-1/a)), u uniform in (0, 1]: P(L >= x) = x^-a from 1 item, at most items / 4
+  bimodal,   //!< b with probability c, else a
+  one_huge,  //!< three quarters of the items in one segment (a large one), in the middle of segments of [a, b]
+  empty,     //!< empty with probability c, else uniform in [a, b]
+};
+
+struct Distribution
+{
+  std::string name;
+  Shape shape;
+  double a = 0, b = 0, c = 0;
+};
+
+//! Every distribution: fixed lengths (every power of two up to `items` and odd ones), uniform ranges, log-normal,
+//! power-law, bimodal, one huge segment among many tiny ones, and many empty segments.
+std::vector<Distribution> every_distribution(std::int64_t items)
+{
+  std::vector<Distribution> all;
+  for (std::int64_t length = 1; length <= items; length *= 2)
+  {
+    all.push_back({"fixed-" + std::to_string(length), Shape::fixed, static_cast<double>(length)});
+  }
+  for (std::int64_t length : {3, 7, 33, 100, 1000, 100000})
+  {
+    all.push_back({"fixed-" + std::to_string(length), Shape::fixed, static_cast<double>(length)});
+  }
+  for (Distribution d : std::vector<Distribution>{{"uniform-1-16", Shape::uniform, 1, 16},
+                                                  {"uniform-1-64", Shape::uniform, 1, 64},
+                                                  {"uniform-1-512", Shape::uniform, 1, 512},
+                                                  {"uniform-256-4096", Shape::uniform, 256, 4096},
+                                                  {"lognormal-32-1", Shape::lognormal, 32, 1},
+                                                  {"lognormal-256-2", Shape::lognormal, 256, 2},
+                                                  {"powerlaw-0.7", Shape::powerlaw, 0.7},
+                                                  {"powerlaw-1.2", Shape::powerlaw, 1.2},
+                                                  {"bimodal-8-4096", Shape::bimodal, 8, 4096, 0.1},
+                                                  {"onehuge-1-8", Shape::one_huge, 1, 8},
+                                                  {"empty50-1-64", Shape::empty, 1, 64, 0.5},
+                                                  {"empty90-1-64", Shape::empty, 1, 64, 0.9}})
+  {
+    all.push_back(d);
+  }
+  return all;
+}
+
+//! The lengths of `d`'s segments covering `items` items (fixed: as many whole segments as fit; random: the last
+//! one cut to what is left).
+std::vector<std::int64_t> lengths_of(const Distribution& d, std::int64_t items, std::uint64_t seed)
+{
+  std::vector<std::int64_t> lengths;
+  const auto a = static_cast<std::int64_t>(d.a), b = static_cast<std::int64_t>(d.b);
+  if (d.shape == Shape::fixed)
+  {
+    lengths.assign(static_cast<std::size_t>(items / a), a);
+    return lengths;
+  }
+  fold_test::Random random{seed};
+  const std::int64_t fill = d.shape == Shape::one_huge ? items / 4 : items;
+  const double longest    = static_cast<double>(items / 4);
+  auto clamped            = [&](double x) { return static_cast<std::int64_t>(std::min(std::max(x, 1.0), longest)); };
+  for (std::int64_t total = 0; total < fill;)
+  {
+    std::int64_t length = 0;
+    switch (d.shape)
+    {
+    case Shape::lognormal:
+    {
+      const double u1 = 1.0 - random.uniform(), u2 = random.uniform(); // Box-Muller
+      length = clamped(
+          std::nearbyint(d.a * std::exp(d.b * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2))));
+      break;
+    }
+    case Shape::powerlaw:
+      length = clamped(std::floor(std::pow(1.0 - random.uniform(), -1.0 / d.a)));
+      break;
+    case Shape::bimodal:
+      length = random.uniform() < d.c ? b : a;
+      break;
+    case Shape::empty:
+      length = random.uniform() < d.c ? 0 : random.between(a, b);
+      break;
+    default: // uniform, one_huge
+      length = random.between(a, b);
+      break;
+    }
+    length = std::min(length, fill - total);
+    lengths.push_back(length);
+    total += length;
+  }
+  if (d.shape == Shape::one_huge)
+  {
+    lengths.insert(lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2), items - fill);
+  }
+  return lengths;
+}
+
+//! `segments` listed in a random order, about a tenth of them stretched over their neighbours, and 200 more that
+//! overlap them (a few reaching over most of the items): unsorted and overlapping segments, begins and ends apart.
+Segments scrambled(const Segments& segments, std::uint64_t seed)
+{
+  fold_test::Random random{seed};
+  Segments s = segments;
+  for (std::size_t i = 0; i < s.begins.size(); ++i)
+  {
+    if (random.next() % 10 == 0)
+    {
+      s.ends[i] = std::min(s.items, s.ends[i] + random.between(0, 3000));
+    }
+  }
+  for (int k = 0; k < 200 && s.items > 0; ++k)
+  {
+    const std::int64_t begin = random.between(0, s.items - 1);
+    const std::int64_t most  = k % 40 == 0 ? s.items - begin : std::min<std::int64_t>(s.items - begin, 5000);
+    s.begins.push_back(begin);
+    s.ends.push_back(begin + random.between(0, most));
+  }
+  for (std::size_t i = s.begins.size() - 1; i > 0; --i)
+  {
+    const auto j = static_cast<std::size_t>(random.next() % (i + 1));
+    std::swap(s.begins[i], s.begins[j]);
+    std::swap(s.ends[i], s.ends[j]);
+  }
+  return s;
+}
+
+//! fold's and cub's Min and ArgMax of `segments` over `values` (32-bit offsets, begins and ends apart), against a
+//! host reference and against each other, exactly. Empty segments get what each documents: fold +inf and
+//! (-1, -inf), cub numeric_limits<float>::max() and (1, lowest()) (README, "Differences from cub").
+void check_min_argmax(const std::vector<float>& values, const Segments& segments)
+{
+  const auto n = static_cast<std::int64_t>(segments.begins.size());
+  fold_test::DeviceBuffer<float> d_in(values), d_min(n), d_cub_min(n);
+  fold_test::DeviceBuffer<int> d_begins(std::vector<int>(segments.begins.begin(), segments.begins.end()));
+  fold_test::DeviceBuffer<int> d_ends(std::vector<int>(segments.ends.begin(), segments.ends.end()));
+  fold_test::DeviceBuffer<fold::KeyValuePair<int, float>> d_arg(n);
+  fold_test::DeviceBuffer<cub::KeyValuePair<int, float>> d_cub_arg(n);
+  d_min.poison();
+  d_cub_min.poison();
+  d_arg.poison();
+  d_cub_arg.poison();
+  const int* b = d_begins.get();
+  const int* e = d_ends.get();
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceSegmentedReduce::Min(temp, bytes, d_in.get(), d_min.get(), n, b, e); });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, d_in.get(), d_arg.get(), n, b, e); });
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return cub::DeviceSegmentedReduce::Min(temp, bytes, d_in.get(), d_cub_min.get(), n, b, e); });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      { return cub::DeviceSegmentedReduce::ArgMax(temp, bytes, d_in.get(), d_cub_arg.get(), n, b, e); });
+  const auto min = d_min.to_host(), cub_min = d_cub_min.to_host();
+  const auto arg         = d_arg.to_host();
+  const auto cub_arg     = d_cub_arg.to_host();
+  constexpr float inf    = std::numeric_limits<float>::infinity();
+  constexpr float max    = std::numeric_limits<float>::max();
+  constexpr float lowest = std::numeric_limits<float>::lowest();
+  Failures fold_min, fold_arg, cub_min_failures, cub_arg_failures;
+  for (std::int64_t i = 0; i < n; ++i)
+  {
+    const std::int64_t begin = segments.begins[i], end = segments.ends[i];
+    float smallest = inf;
+    int best       = -1; // the first index of the largest item, from the segment's begin
+    for (std::int64_t j = begin; j < end; ++j)
+    {
+      smallest = std::min(smallest, values[j]);
+      if (best < 0 || values[j] > values[begin + best])
+      {
+        best = static_cast<int>(j - begin);
+      }
+    }
+    const float largest = best < 0 ? -inf : values[begin + best];
+    auto describe       = [&](std::ostream& o)
+    {
+      o << "[" << begin << ", " << end << "): fold min " << min[i] << ", cub min " << cub_min[i] << ", host min "
+        << smallest << "; fold argmax (" << arg[i].key << ", " << arg[i].value << "), cub argmax (" << cub_arg[i].key
+        << ", " << cub_arg[i].value << "), host (" << best << ", " << largest << ")";
+    };
+    fold_min.check(fold_test::same_bits(min[i], smallest), i, describe);
+    fold_arg.check(arg[i].key == best && fold_test::same_bits(arg[i].value, largest), i, describe);
+    if (best < 0) // empty: each writes what it documents
+    {
+      cub_min_failures.check(fold_test::same_bits(cub_min[i], max), i, describe);
+      cub_arg_failures.check(cub_arg[i].key == 1 && fold_test::same_bits(cub_arg[i].value, lowest), i, describe);
+    }
+    else
+    {
+      cub_min_failures.check(fold_test::same_bits(cub_min[i], min[i]), i, describe);
+      cub_arg_failures.check(
+          cub_arg[i].key == arg[i].key && fold_test::same_bits(cub_arg[i].value, arg[i].value), i, describe);
+    }
+  }
+  {
+    INFO("fold Min against the host");
+    fold_min.report();
+  }
+  {
+    INFO("fold ArgMax against the host");
+    fold_arg.report();
+  }
+  {
+    INFO("cub Min against fold");
+    cub_min_failures.report();
+  }
+  {
+    INFO("cub ArgMax against fold");
+    cub_arg_failures.report();
+  }
 }
 } // namespace
 
@@ -267,6 +534,87 @@ TEST_CASE("Batch invariance: a segment's sum has the same bits alone and in any 
     CHECK(fold_test::same_bits(sum_in_batch(target, large, 0, large, seed + 4), alone));
     CHECK(fold_test::same_bits(sum_in_batch(target, {}, 1, {}, seed + 5), alone));
     CHECK(fold_test::same_bits(sum_in_batch(target, {warp + 3}, 3, tiny, seed + 6), alone));
+  }
+}
+
+TEST_CASE("Segmented Sum, Min and ArgMax over every length distribution, against the host and cub",
+          "[device][segmented][distributions]")
+{
+  // The distributions of fold-segmented-bench at 2^20 items each: sums of float and int32 with 32- and 64-bit
+  // offsets, Min and ArgMax of float with 32-bit offsets over spread values and over 16 distinct ones (ties: the
+  // first index wins, in fold and in cub).
+  constexpr std::int64_t items = std::int64_t{1} << 20;
+  std::uint64_t seed           = 1000;
+  for (const Distribution& d : every_distribution(items))
+  {
+    INFO("distribution " << d.name);
+    const Segments segments = back_to_back(lengths_of(d, items, ++seed));
+    const auto floats       = fold_test::random_values<float>(segments.items, ++seed, fold_test::Values::full_range);
+    const auto ints = fold_test::random_values<std::int32_t>(segments.items, ++seed, fold_test::Values::full_range);
+    check_sums<float, int>(floats, segments);
+    check_sums<float, std::int64_t>(floats, segments);
+    check_sums<std::int32_t, int>(ints, segments);
+    check_sums<std::int32_t, std::int64_t>(ints, segments);
+    check_min_argmax(floats, segments);
+    check_min_argmax(fold_test::random_values<float>(segments.items, ++seed, fold_test::Values::few), segments);
+  }
+}
+
+TEST_CASE("Segmented Sum, Min and ArgMax over unsorted and overlapping segments, against the host and cub",
+          "[device][segmented][distributions]")
+{
+  // Some distributions' segments in a random order, some stretched over their neighbours, and more that overlap
+  // them (begin and end offsets given apart, as cub allows).
+  constexpr std::int64_t items = std::int64_t{1} << 20;
+  std::uint64_t seed           = 2000;
+  for (const Distribution& d : every_distribution(items))
+  {
+    if (d.name != "fixed-1" && d.name != "fixed-1000" && d.name != "uniform-1-512" && d.name != "lognormal-256-2" &&
+        d.name != "powerlaw-0.7" && d.name != "bimodal-8-4096" && d.name != "onehuge-1-8" && d.name != "empty50-1-64")
+    {
+      continue;
+    }
+    INFO("distribution " << d.name << ", scrambled");
+    const Segments segments = scrambled(back_to_back(lengths_of(d, items, ++seed)), ++seed);
+    const auto floats       = fold_test::random_values<float>(segments.items, ++seed, fold_test::Values::full_range);
+    const auto ints = fold_test::random_values<std::int32_t>(segments.items, ++seed, fold_test::Values::full_range);
+    check_sums<float, int>(floats, segments);
+    check_sums<float, std::int64_t>(floats, segments);
+    check_sums<std::int32_t, int>(ints, segments);
+    check_min_argmax(floats, segments);
+    check_min_argmax(fold_test::random_values<float>(segments.items, ++seed, fold_test::Values::few), segments);
+  }
+}
+
+TEST_CASE("Batch invariance: a segment's sum has the same bits in every length distribution", "[device][segmented]")
+{
+  // A segment of each class, alone and then in the middle of batches of the benchmark's distributions: its bits
+  // depend only on its items and its length.
+  const SegmentClasses sizes = classes<float>();
+  const auto warp = static_cast<std::int64_t>(sizes.warp_max), block = static_cast<std::int64_t>(sizes.block_max);
+  constexpr std::int64_t items = std::int64_t{1} << 19;
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> batches;
+  std::uint64_t seed = 3000;
+  for (const Distribution& d : every_distribution(items))
+  {
+    if (d.name == "fixed-1" || d.name == "fixed-33" || d.name == "uniform-1-16" || d.name == "lognormal-256-2" ||
+        d.name == "powerlaw-0.7" || d.name == "bimodal-8-4096" || d.name == "onehuge-1-8" || d.name == "empty90-1-64")
+    {
+      batches.emplace_back(d.name, lengths_of(d, items, ++seed));
+    }
+  }
+  for (std::int64_t length : std::vector<std::int64_t>{1, 7, 100, 1000, warp + 1, 70000, block + 1, 3 * block + 7})
+  {
+    const auto target =
+        fold_test::random_values<float>(static_cast<std::size_t>(length), ++seed, fold_test::Values::full_range);
+    const float alone = sum_in_batch(target, {}, 0, {}, ++seed);
+    for (const auto& [name, lengths] : batches)
+    {
+      INFO("target segment of " << length << " items among " << name);
+      const auto middle = lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() / 2);
+      const float among = sum_in_batch(target, {lengths.begin(), middle}, 0, {middle, lengths.end()}, ++seed);
+      CHECK(fold_test::same_bits(among, alone));
+    }
   }
 }
 
