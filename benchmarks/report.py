@@ -10,6 +10,8 @@
   report.py segmented <folder with the JSON>           segmented-bench.{json,md,png}, torch-segmented.json and
                                                        torch-axes.json into benchmarks/results/ (from
                                                        scripts/gpu-segmented.sh); the summary on stdout
+  report.py by-key by-key-bench.json                   by-key-bench.{md,png} beside it (fold-bench --by-key):
+                                                       fold/cub by size and mean run length, % of peak
 
 Numbers come only from the JSON; nothing here is edited by hand. Needs matplotlib for `plot` (Debian:
 python3-matplotlib).
@@ -506,6 +508,59 @@ def segmented(src):
     fig.savefig(os.path.join(results, "segmented-bench.png"), dpi=110)
 
 
+def by_key(path):
+    """ReduceByKey beside cub: a Markdown table per key/value pair and a plot of fold/cub against the size."""
+    with open(path) as f:
+        data = json.load(f)
+    rows = []
+    for b in data["benchmarks"]:
+        if b.get("error_occurred") or not b["name"].startswith("ReduceByKey/"):
+            continue
+        pair = b["name"].split("/")[1]
+        rows.append(dict(pair=pair, n=int(b["n"]), mean=int(b["mean_run"]), ratio=b["fold_over_cub"],
+                         spread=b["cub_spread"], fold=b["fold_peak_frac"], cub=b["cub_peak_frac"]))
+    ctx = data["context"]
+    base = os.path.splitext(path)[0]
+    means = sorted({r["mean"] for r in rows}, key=lambda m: (m == 0, m))
+    label = lambda m: "one run" if m == 0 else "run %d" % m
+    with open(base + ".md", "w") as out:
+        out.write("# ReduceByKey: fold beside cub\n\n%s, commit %s. fold time / cub time (below 1: fold faster), "
+                  "back to back on one stream; in brackets fold's %% of the datasheet peak (keys and values read, "
+                  "unique keys and aggregates written). cub's run-to-run spread: %.3f-%.3f.\n"
+                  % (ctx.get("device"), ctx.get("commit"), min(r["spread"] for r in rows),
+                     max(r["spread"] for r in rows)))
+        for pair in dict.fromkeys(r["pair"] for r in rows):
+            out.write("\n## keys, values: %s\n\n| items | %s |\n|---|%s\n"
+                      % (pair, " | ".join(label(m) for m in means), "---|" * len(means)))
+            for n in sorted({r["n"] for r in rows if r["pair"] == pair}):
+                cells = []
+                for m in means:
+                    r = [x for x in rows if x["pair"] == pair and x["n"] == n and x["mean"] == m]
+                    cells.append("%.2f (%.0f%%)" % (r[0]["ratio"], 100 * r[0]["fold"]) if r else "")
+                out.write("| %s | %s |\n" % (size_label(n), " | ".join(cells)))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    pairs = list(dict.fromkeys(r["pair"] for r in rows))
+    fig, axes = plt.subplots(1, len(pairs), figsize=(5 * len(pairs), 4), sharey=True)
+    for ax, pair in zip(axes if len(pairs) > 1 else [axes], pairs):
+        for m in means:
+            pts = sorted((r["n"], r["ratio"]) for r in rows if r["pair"] == pair and r["mean"] == m)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label(m))
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_title("keys, values: " + pair)
+        ax.set_xlabel("items")
+    (axes[0] if len(pairs) > 1 else axes).set_ylabel("fold time / cub time")
+    (axes[0] if len(pairs) > 1 else axes).legend(fontsize=8)
+    fig.suptitle("ReduceByKey, %s (below 1: fold faster)" % ctx.get("device"))
+    fig.tight_layout()
+    fig.savefig(base + ".png", dpi=110)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -521,6 +576,8 @@ def main():
         summary(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "segmented":
         segmented(sys.argv[2])
+    elif cmd == "by-key":
+        by_key(sys.argv[2])
     elif cmd == "all":
         src = sys.argv[2]
         results = os.path.join(HERE, "results")
