@@ -53,16 +53,6 @@ struct CustomMin
 
 // example-end segmented-reduce-custommin
 
-// port: cub::KeyValuePair has a member operator!=, which is_equal below uses; fold::KeyValuePair has no comparison
-// operators, so the port defines it here (a finding, README.md "What blocked a mechanical port").
-FOLD_NAMESPACE_BEGIN
-template <typename Key, typename Value>
-__host__ __device__ bool operator!=(const KeyValuePair<Key, Value>& lhs, const KeyValuePair<Key, Value>& rhs)
-{
-  return (lhs.value != rhs.value) || (lhs.key != rhs.key);
-}
-FOLD_NAMESPACE_END
-
 struct is_equal
 {
   __device__ bool operator()(fold::KeyValuePair<int, int> lhs, fold::KeyValuePair<int, int> rhs)

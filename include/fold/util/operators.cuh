@@ -21,6 +21,13 @@ struct KeyValuePair
 {
   KeyT key;
   ValueT value;
+
+  //! As cub's: both members equal (`==` on each).
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE bool operator==(const KeyValuePair& other) const
+  {
+    return key == other.key && value == other.value;
+  }
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE bool operator!=(const KeyValuePair& other) const { return !(*this == other); }
 };
 
 namespace detail
