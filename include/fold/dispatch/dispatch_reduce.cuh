@@ -280,6 +280,24 @@ struct DispatchReduce
   }
 };
 
+//! Whether `num_items` is a count the algorithms take: not negative, at most `max_num_items` (2^63 - 1).
+template <typename NumItemsT>
+constexpr bool valid_num_items(NumItemsT num_items)
+{
+  if constexpr (std::is_signed_v<NumItemsT>)
+  {
+    return num_items >= 0;
+  }
+  else if constexpr (sizeof(NumItemsT) == 8)
+  {
+    return num_items <= static_cast<NumItemsT>(max_num_items);
+  }
+  else
+  {
+    return true;
+  }
+}
+
 //! The common entry of every DeviceReduce algorithm: checks `num_items`, picks the offset type, dispatches.
 template <typename AccumT,
           typename TuningT,
@@ -303,19 +321,9 @@ cudaError_t reduce(void* d_temp_storage,
                 "fold::DeviceReduce: num_items must be of an integer type of at most 64 bits");
   static_assert(std::is_default_constructible_v<AccumT> && std::is_copy_constructible_v<AccumT>,
                 "fold::DeviceReduce: the accumulator type must be default-constructible and copyable");
-  if constexpr (std::is_signed_v<NumItemsT>)
+  if (!valid_num_items(num_items))
   {
-    if (num_items < 0)
-    {
-      return cudaErrorInvalidValue;
-    }
-  }
-  else if constexpr (sizeof(NumItemsT) == 8)
-  {
-    if (num_items > static_cast<NumItemsT>(max_num_items))
-    {
-      return cudaErrorInvalidValue;
-    }
+    return cudaErrorInvalidValue;
   }
   using OffsetT = offset_t<NumItemsT>;
   return DispatchReduce<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>::

@@ -87,19 +87,9 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                                                    AccumT,
                                                    OffsetT>;
 
-  if constexpr (std::is_signed_v<NumItemsT>)
+  if (!valid_num_items(num_items))
   {
-    if (num_items < 0)
-    {
-      return cudaErrorInvalidValue;
-    }
-  }
-  else if constexpr (sizeof(NumItemsT) == 8)
-  {
-    if (num_items > static_cast<NumItemsT>(max_num_items))
-    {
-      return cudaErrorInvalidValue;
-    }
+    return cudaErrorInvalidValue;
   }
   const auto items        = static_cast<OffsetT>(num_items);
   const OffsetT tile      = static_cast<OffsetT>(shape.block_threads * shape.items_per_thread);
