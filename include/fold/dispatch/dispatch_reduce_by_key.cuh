@@ -114,10 +114,11 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   {
     return error;
   }
-  auto* slots = static_cast<SlotT*>(align_up(d_temp_storage, alignof(SlotT)));
-  if (num_tiles > 1 && is_capturing(stream))
+  auto* slots         = static_cast<SlotT*>(align_up(d_temp_storage, alignof(SlotT)));
+  const bool captured = num_tiles > 1 && is_capturing(stream);
+  if (captured)
   {
-    // Every replay of a graph carries the same call id: its slots are cleared first, in the graph.
+    // Every replay of a graph carries the same tag: its slots are cleared first, in the graph.
     if (const cudaError_t error =
             cudaMemsetAsync(slots, 0, static_cast<std::size_t>(num_tiles) * sizeof(SlotT), stream);
         error != cudaSuccess)
@@ -140,7 +141,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                 op,
                 items,
                 num_tiles,
-                RunTileState<OffsetT, AccumT>(slots, next_call_id()));
+                RunTileState<OffsetT, AccumT>(slots, captured ? 0 : next_call_id(), captured));
 }
 
 } // namespace detail

@@ -144,7 +144,7 @@ struct RunTileSlot
                       .load(::cuda::memory_order_relaxed);
       }
       tag   = static_cast<unsigned int>(seen[0] >> 32);
-      whole = (tag >> 2) == call && (tag & 3u) != 0;
+      whole = (tag >> 2) == call && ((tag & 3u) == tile_aggregate || (tag & 3u) == tile_inclusive);
 #pragma unroll
       for (int i = 1; i < words; ++i)
       {
@@ -190,16 +190,18 @@ struct RunTileSlot<OffsetT, AccumT, false>
       seen =
           ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(const_cast<unsigned long long&>(status))
               .load(::cuda::memory_order_acquire);
-    } while ((seen >> 2) != call || (seen & 3u) == 0);
+    } while ((seen >> 2) != call || ((seen & 3u) != tile_aggregate && (seen & 3u) != tile_inclusive));
     const int state = static_cast<int>(seen & 3u);
     return {state, heads[state - 1].load(), value[state - 1].load()};
   }
 };
 
-//! The slots of one call's tiles. A slot counts as published only when its status carries this call's id, so
-//! the slots need no clearing between calls (a CUDA graph, whose replays share one id, clears them first). The
-//! id is kept to 30 bits: a slot left by a call 2^30 calls earlier on the same storage, never overwritten since,
-//! could be taken for this call's.
+//! The slots of one call's tiles. A slot counts as published only when its status carries this call's tag, so
+//! the slots need no clearing between calls. Tags have 30 bits: a call made directly gets `1 + id % (2^30 - 2)`
+//! from the process-wide sequence of call ids (so two calls in a row never share one), and every call captured
+//! into a CUDA graph gets the one tag `graph_call`, which no direct call has; a graph clears its slots before
+//! each replay. What remains: a slot left by a direct call exactly a multiple of 2^30 - 2 calls earlier, on the
+//! same storage and never overwritten since, would be taken for this call's.
 template <typename OffsetT, typename AccumT>
 class RunTileState
 {
@@ -207,10 +209,14 @@ public:
   using PairT = RunPair<OffsetT, AccumT>;
   using SlotT = RunTileSlot<OffsetT, AccumT>;
 
+  //! The tag of every call captured into a graph.
+  static constexpr unsigned int graph_call = 0x3FFFFFFFu;
+
   RunTileState() = default;
-  FOLD_HOST_DEVICE RunTileState(SlotT* slots, unsigned long long call_id)
+  //! The state of a direct call with id `call_id` (`next_call_id`), or of a captured one (`captured`).
+  FOLD_HOST_DEVICE RunTileState(SlotT* slots, unsigned long long call_id, bool captured)
       : slots_(slots)
-      , call_(static_cast<unsigned int>(call_id & 0x3FFFFFFFull) | (call_id & 0x3FFFFFFFull ? 0u : 1u))
+      , call_(captured ? graph_call : 1u + static_cast<unsigned int>(call_id % (graph_call - 1u)))
   {
   }
 
