@@ -138,7 +138,9 @@ public:
     }
 
     // This thread's pair, then the pair of the threads before it and of the whole tile.
-    PairT mine{static_cast<OffsetT>(__popc(heads)), valid > 0 ? values[0] : AccumT{}};
+    // A thread past the last item (last tile only) counts one pretend head, so that the scan never hands its
+    // made-up value to the operator; those heads are taken off the tile's count below.
+    PairT mine{static_cast<OffsetT>(valid > 0 ? __popc(heads) : 1), valid > 0 ? values[0] : AccumT{}};
 #pragma unroll
     for (int i = 1; i < ItemsPerThread; ++i)
     {
@@ -219,7 +221,8 @@ public:
       *num_runs_out_                 = static_cast<NumRunsT>(run.heads);
     }
     __syncthreads();
-    const int tile_heads = static_cast<int>(tile_pair.heads);
+    const int busy_threads = (tile_size + ItemsPerThread - 1) / ItemsPerThread;
+    const int tile_heads   = static_cast<int>(tile_pair.heads) - (BlockThreads - busy_threads);
     for (int slot = thread; slot < tile_heads; slot += BlockThreads)
     {
       const OffsetT run_index = tile_first + static_cast<OffsetT>(slot);
