@@ -101,10 +101,8 @@ public:
     }
     __syncthreads();
     const int first = thread * ItemsPerThread;
-    const int valid = !last                                ? ItemsPerThread
-                      : tile_size - first < 0              ? 0
-                      : tile_size - first < ItemsPerThread ? tile_size - first
-                                                           : ItemsPerThread;
+    int valid       = last ? tile_size - first : ItemsPerThread; // items of this thread
+    valid           = valid < 0 ? 0 : valid > ItemsPerThread ? ItemsPerThread : valid;
     KeyT keys[ItemsPerThread];
     AccumT values[ItemsPerThread];
 #pragma unroll

@@ -198,6 +198,32 @@ struct CanonicalTuning
 
 namespace detail
 {
+//! The tile shape of reduce-by-key, the same on every architecture so that a `gpu_to_gpu` call's bits are the
+//! same everywhere: about 384 bytes of keys and values per thread, at most 23 items (an odd count, so that
+//! reading 4-byte items back from shared memory meets no bank conflicts); 256 threads while the tile fits in
+//! 46 KiB of shared memory, else 128 and as many items as fit. Each tile pays one look-back, so long tiles win: on an
+//! H200 at 2^26 items (int32 keys, float values), 23 items per thread against 15 took 207 against 220 us for runs of
+//! 1024 items and 291 against 422 for a single run; 7 items per thread took 2-3x as long (docs/performance.md,
+//! "ReduceByKey").
+struct ReduceByKeyShape
+{
+  int block_threads;
+  int items_per_thread;
+};
+
+template <typename KeyT, typename AccumT>
+FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
+{
+  constexpr int pair_bytes = static_cast<int>(sizeof(KeyT) + sizeof(AccumT));
+  constexpr int tile_bytes = 46 * 1024;
+  int items                = 384 / pair_bytes;
+  items                    = items > 23 ? 23 : items;
+  const int threads        = 256 * items * pair_bytes <= tile_bytes ? 256 : 128;
+  items                    = threads * items * pair_bytes <= tile_bytes ? items : tile_bytes / (threads * pair_bytes);
+  items                    = items < 1 ? 1 : items > 1 && items % 2 == 0 ? items - 1 : items;
+  return {threads, items};
+}
+
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
 //! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the
 //! same on every architecture. They were set on an H200 from the segment-length sweep of `fold-bench`
