@@ -12,11 +12,14 @@
 // Inputs of one case rotate among slices of a pool of at least 4x the L2 size (up to 64 slices), so that large
 // inputs are read from memory, not from cache; inputs larger than that are read once per call anyway.
 //
-//   fold-bench                      a default subset (under a minute) and a compact table
+//   fold-bench                      a default subset (about a minute) and a compact table
 //   fold-bench --full               the whole matrix: int8 int32 int64 float double half bfloat16 x
 //                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream, and for
 //                                   int32 float double: CustomC (Custom declared commutative) and SumG2G
-//                                   (Sum with fold::gpu_to_gpu)
+//                                   (Sum with fold::gpu_to_gpu); the fused families, each against cub's two
+//                                   calls (its "cub" column): MinMax (cub Min + Max) and ArgMinMax (cub ArgMin +
+//                                   ArgMax) over every type, VarMean (cub: a sum, then a sum of squared
+//                                   deviations) over the four floating types (torch: benchmarks/torch_fused.py)
 //   fold-bench --verbose            Google Benchmark's own console output as well
 //   fold-bench --commit=<hash>      recorded in the JSON context (also from $FOLD_COMMIT)
 //   fold-bench --sweep              the launch sweep behind the sm_90 policy: fold's time per path (single-pass,
@@ -55,6 +58,9 @@ enum class Op
   custom,             //!< a user operator: fold keeps the items' order
   custom_commutative, //!< the same operator declared commutative (fold::commutative): fold's fast path
   sum_gpu_to_gpu,     //!< Sum with fold::gpu_to_gpu (cub: its default Sum)
+  minmax,             //!< fold's MinMax, one pass (cub: Min, then Max)
+  argminmax,          //!< fold's ArgMinMax, one pass (cub: ArgMin, then ArgMax)
+  var_mean,           //!< fold's VarMean, one pass (cub: the sum, then the sum of squared deviations from its mean)
 };
 const char* op_name(Op op)
 {
@@ -70,6 +76,12 @@ const char* op_name(Op op)
     return "Custom";
   case Op::custom_commutative:
     return "CustomC";
+  case Op::minmax:
+    return "MinMax";
+  case Op::argminmax:
+    return "ArgMinMax";
+  case Op::var_mean:
+    return "VarMean";
   default:
     return "SumG2G";
   }
@@ -97,6 +109,30 @@ struct CustomSum
   }
 };
 
+//! What VarMean accumulates `T` in: also the type of its outputs here, and of cub's two passes.
+template <typename T>
+using moments_t = fold::detail::moments_accum_t<T>;
+
+//! cub's second pass of the variance: `(x - sum / n)^2`, the sum read from the device (the first pass wrote it).
+template <typename T>
+struct SquaredDeviation
+{
+  const moments_t<T>* sum;
+  moments_t<T> n;
+  __host__ __device__ moments_t<T> operator()(const T& x) const
+  {
+    const moments_t<T> d = fold::detail::convert<moments_t<T>>(x) - *sum / n;
+    return d * d;
+  }
+};
+
+//! cub's first pass: the items converted to the accumulator (so that 16-bit floats sum in float).
+template <typename T>
+struct ToMoments
+{
+  __host__ __device__ moments_t<T> operator()(const T& x) const { return fold::detail::convert<moments_t<T>>(x); }
+};
+
 bench::DeviceFacts facts;
 cudaStream_t bench_stream = nullptr; //!< where every timed call runs
 
@@ -121,8 +157,9 @@ public:
   {
     BENCH_CHECK(cudaMalloc(&pool_, stride_ * slices_ * sizeof(T)));
     bench::fill(pool_, stride_ * slices_, 1234 + n);
-    BENCH_CHECK(cudaMalloc(&out_, 2 * sizeof(T)));
-    BENCH_CHECK(cudaMalloc(&index_, 2 * sizeof(std::int64_t)));
+    BENCH_CHECK(cudaMalloc(&out_, 4 * sizeof(T)));
+    BENCH_CHECK(cudaMalloc(&index_, 4 * sizeof(std::int64_t)));
+    BENCH_CHECK(cudaMalloc(&moments_, 4 * sizeof(double)));
     std::size_t fold_bytes = 0, cub_bytes = 0;
     BENCH_CHECK(fold_call(nullptr, fold_bytes, 0, 0));
     BENCH_CHECK(cub_call(nullptr, cub_bytes, 0, 0));
@@ -137,6 +174,7 @@ public:
     cudaFree(pool_);
     cudaFree(out_);
     cudaFree(index_);
+    cudaFree(moments_);
     cudaFree(fold_temp_);
     cudaFree(cub_temp_);
   }
@@ -171,12 +209,26 @@ public:
     {
       return false;
     }
-    T values[2];
-    std::int64_t indices[2];
+    T values[4];
+    std::int64_t indices[4];
     BENCH_CHECK(cudaMemcpy(values, out_, sizeof(values), cudaMemcpyDeviceToHost));
     BENCH_CHECK(cudaMemcpy(indices, index_, sizeof(indices), cudaMemcpyDeviceToHost));
     constexpr bool is_float = fold::is_floating_v<T>;
-    if constexpr (O == Op::argmax)
+    if constexpr (O == Op::minmax || O == Op::argminmax)
+    {
+      const bool same_indices = O == Op::minmax || (indices[0] == indices[2] && indices[1] == indices[3]);
+      return std::memcmp(&values[0], &values[2], 2 * sizeof(T)) == 0 && same_indices;
+    }
+    else if constexpr (O == Op::var_mean)
+    {
+      // fold's variance and mean, against cub's sum of squared deviations and sum.
+      moments_t<T> m[4];
+      BENCH_CHECK(cudaMemcpy(m, moments_, sizeof(m), cudaMemcpyDeviceToHost));
+      const double n = static_cast<double>(n_), var = m[0], mean = m[1], sum = m[2], m2 = m[3];
+      return std::fabs(var * (n - 1) - m2) <= 1e-3 * m2 &&
+             std::fabs(mean * n - sum) <= 1e-3 * n + 1e-3 * std::fabs(sum);
+    }
+    else if constexpr (O == Op::argmax)
     {
       return std::memcmp(&values[0], &values[1], sizeof(T)) == 0 && indices[0] == indices[1];
     }
@@ -213,6 +265,15 @@ private:
       return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, CustomSum{}, T{}, stream, option);
     else if constexpr (O == Op::custom_commutative)
       return fold::DeviceReduce::Reduce(temp, bytes, in, out_, n_, fold::commutative(CustomSum{}), T{}, stream, option);
+    else if constexpr (O == Op::minmax)
+      return fold::DeviceReduce::MinMax(temp, bytes, in, out_, out_ + 1, n_, stream, option);
+    else if constexpr (O == Op::argminmax)
+      return fold::DeviceReduce::ArgMinMax(temp, bytes, in, out_, index_, out_ + 1, index_ + 1, n_, stream, option);
+    else if constexpr (O == Op::var_mean)
+    {
+      auto* m = static_cast<moments_t<T>*>(moments_);
+      return fold::DeviceReduce::VarMean(temp, bytes, in, m, m + 1, n_, 1.0, stream, option);
+    }
     else
       return fold::DeviceReduce::Sum(temp, bytes, in, out_, n_, stream, fold::gpu_to_gpu);
   }
@@ -227,8 +288,64 @@ private:
       return cub::DeviceReduce::Min(temp, bytes, in, out_ + 1, n, stream);
     else if constexpr (O == Op::argmax)
       return cub::DeviceReduce::ArgMax(temp, bytes, in, out_ + 1, index_ + 1, n, stream);
+    else if constexpr (O == Op::minmax)
+      return cub_twice(
+          temp,
+          bytes,
+          [&](void* t, std::size_t& b) { return cub::DeviceReduce::Min(t, b, in, out_ + 2, n, stream); },
+          [&](void* t, std::size_t& b) { return cub::DeviceReduce::Max(t, b, in, out_ + 3, n, stream); });
+    else if constexpr (O == Op::argminmax)
+      return cub_twice(
+          temp,
+          bytes,
+          [&](void* t, std::size_t& b) { return cub::DeviceReduce::ArgMin(t, b, in, out_ + 2, index_ + 2, n, stream); },
+          [&](void* t, std::size_t& b)
+          { return cub::DeviceReduce::ArgMax(t, b, in, out_ + 3, index_ + 3, n, stream); });
+    else if constexpr (O == Op::var_mean)
+    {
+      using A = moments_t<T>;
+      A* m    = static_cast<A*>(moments_);
+      return cub_twice(
+          temp,
+          bytes,
+          [&](void* t, std::size_t& b) {
+            return cub::DeviceReduce::TransformReduce(
+                t, b, in, m + 2, n, ::cuda::std::plus<A>{}, ToMoments<T>{}, A{}, stream);
+          },
+          [&](void* t, std::size_t& b)
+          {
+            return cub::DeviceReduce::TransformReduce(t,
+                                                      b,
+                                                      in,
+                                                      m + 3,
+                                                      n,
+                                                      ::cuda::std::plus<A>{},
+                                                      SquaredDeviation<T>{m + 2, static_cast<A>(n_)},
+                                                      A{},
+                                                      stream);
+          });
+    }
     else
       return cub::DeviceReduce::Reduce(temp, bytes, in, out_ + 1, n, CustomSum{}, T{}, stream);
+  }
+
+  //! Two cub calls one after the other on one stream, sharing one temporary storage: the size query asks both and
+  //! keeps the larger.
+  template <typename FirstT, typename SecondT>
+  static cudaError_t cub_twice(void* temp, std::size_t& bytes, FirstT first, SecondT second)
+  {
+    if (temp == nullptr)
+    {
+      std::size_t first_bytes = 0, second_bytes = 0;
+      const cudaError_t error = first(nullptr, first_bytes);
+      if (error != cudaSuccess)
+        return error;
+      const cudaError_t again = second(nullptr, second_bytes);
+      bytes                   = std::max(first_bytes, second_bytes);
+      return again;
+    }
+    const cudaError_t error = first(temp, bytes);
+    return error != cudaSuccess ? error : second(temp, bytes);
   }
 
   std::size_t n_, stride_;
@@ -236,6 +353,7 @@ private:
   T* pool_                = nullptr;
   T* out_                 = nullptr;
   std::int64_t* index_    = nullptr;
+  void* moments_          = nullptr; //!< VarMean's outputs (var, mean), then cub's (sum, sum of squared deviations)
   void* fold_temp_        = nullptr;
   void* cub_temp_         = nullptr;
   std::size_t fold_bytes_ = 0, cub_bytes_ = 0;
@@ -335,43 +453,25 @@ void register_case(std::size_t n, Mode mode)
   b->Iterations(samples_per_case(n, mode));
 }
 
-template <typename T>
-void register_type(const std::vector<Op>& ops, const std::vector<std::size_t>& sizes)
+//! Registers operations `Ops...` over `T` at each size, in every mode (graphs up to 2^24 items), one operation after
+//! the other. Only the cases registered are compiled.
+template <typename T, Op... Ops>
+void register_type(const std::vector<std::size_t>& sizes)
 {
-  for (Op op : ops)
+  auto one_op = [&](auto op)
   {
     for (std::size_t n : sizes)
     {
       for (Mode mode : {Mode::kernel, Mode::stream, Mode::graph})
       {
-        if (mode == Mode::graph && n > (std::size_t{1} << 24))
+        if (mode != Mode::graph || n <= (std::size_t{1} << 24))
         {
-          continue;
-        }
-        switch (op)
-        {
-        case Op::sum:
-          register_case<T, Op::sum>(n, mode);
-          break;
-        case Op::min:
-          register_case<T, Op::min>(n, mode);
-          break;
-        case Op::argmax:
-          register_case<T, Op::argmax>(n, mode);
-          break;
-        case Op::custom:
-          register_case<T, Op::custom>(n, mode);
-          break;
-        case Op::custom_commutative:
-          register_case<T, Op::custom_commutative>(n, mode);
-          break;
-        case Op::sum_gpu_to_gpu:
-          register_case<T, Op::sum_gpu_to_gpu>(n, mode);
-          break;
+          register_case<T, decltype(op)::value>(n, mode);
         }
       }
     }
-  }
+  };
+  (one_op(std::integral_constant<Op, Ops>{}), ...);
 }
 
 //! Prints a dot per case instead of Google Benchmark's wide console lines.
@@ -674,30 +774,36 @@ int main(int argc, char** argv)
   else if (full)
   {
     // Sum, Min and ArgMax at every power of two (the issue's targets name odd ones), the rest at even powers.
-    const std::vector<Op> ops{Op::sum, Op::min, Op::argmax};
-    register_type<std::int8_t>(ops, every_size);
-    register_type<std::int32_t>(ops, every_size);
-    register_type<std::int64_t>(ops, every_size);
-    register_type<float>(ops, every_size);
-    register_type<double>(ops, every_size);
-    register_type<__half>(ops, every_size);
-    register_type<__nv_bfloat16>(ops, every_size);
-    const std::vector<Op> custom{Op::custom};
-    register_type<std::int32_t>(custom, sizes);
-    register_type<float>(custom, sizes);
-    register_type<double>(custom, sizes);
+    register_type<std::int8_t, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<std::int32_t, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<std::int64_t, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<float, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<double, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<__half, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<__nv_bfloat16, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<std::int32_t, Op::custom>(sizes);
+    register_type<float, Op::custom>(sizes);
+    register_type<double, Op::custom>(sizes);
     // The order-preserving path against the same operator declared commutative, and gpu_to_gpu.
-    const std::vector<Op> modes{Op::custom_commutative, Op::sum_gpu_to_gpu};
-    register_type<std::int32_t>(modes, sizes);
-    register_type<float>(modes, sizes);
-    register_type<double>(modes, sizes);
+    register_type<std::int32_t, Op::custom_commutative, Op::sum_gpu_to_gpu>(sizes);
+    register_type<float, Op::custom_commutative, Op::sum_gpu_to_gpu>(sizes);
+    register_type<double, Op::custom_commutative, Op::sum_gpu_to_gpu>(sizes);
+    // The fused families against cub's two calls: MinMax and ArgMinMax over every type, VarMean over the floats.
+    register_type<std::int8_t, Op::minmax, Op::argminmax>(every_size);
+    register_type<std::int32_t, Op::minmax, Op::argminmax>(every_size);
+    register_type<std::int64_t, Op::minmax, Op::argminmax>(every_size);
+    register_type<float, Op::minmax, Op::argminmax, Op::var_mean>(every_size);
+    register_type<double, Op::minmax, Op::argminmax, Op::var_mean>(every_size);
+    register_type<__half, Op::minmax, Op::argminmax, Op::var_mean>(every_size);
+    register_type<__nv_bfloat16, Op::minmax, Op::argminmax, Op::var_mean>(every_size);
   }
   else
   {
     sizes.pop_back(); // 2^30 is in the full matrix only
-    register_type<float>({Op::sum, Op::argmax, Op::custom, Op::custom_commutative, Op::sum_gpu_to_gpu}, sizes);
-    register_type<std::int32_t>({Op::sum}, sizes);
-    register_type<__half>({Op::sum}, sizes);
+    register_type<float, Op::sum, Op::argmax, Op::custom, Op::custom_commutative, Op::sum_gpu_to_gpu>(sizes);
+    register_type<std::int32_t, Op::sum>(sizes);
+    register_type<__half, Op::sum>(sizes);
+    register_type<float, Op::argminmax, Op::var_mean>(sizes);
   }
 
   ProgressReporter progress;

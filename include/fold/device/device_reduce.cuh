@@ -6,6 +6,7 @@
 #include <fold/util/macros.cuh>
 
 #include <fold/detail/extremum.cuh>
+#include <fold/detail/fused.cuh>
 #include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
@@ -18,6 +19,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cfloat>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -189,7 +191,7 @@ struct DeviceReduce
                          OptionT option      = {})
   {
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Min");
-    return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
+    return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, d_out);
   }
 
   //! The largest item, written to `*d_out`; for empty input the identity of max: -infinity for floating-point
@@ -205,7 +207,7 @@ struct DeviceReduce
                          OptionT option      = {})
   {
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Max");
-    return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream, option);
+    return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, d_out);
   }
 
   //! The smallest item to `*d_min_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
@@ -233,8 +235,13 @@ struct DeviceReduce
                             OptionT option      = {})
   {
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMin");
-    return ArgExtremum<false>(
-        d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, num_items, stream, option);
+    return ArgReduce<false>(d_temp_storage,
+                            temp_storage_bytes,
+                            d_in,
+                            num_items,
+                            stream,
+                            option,
+                            ArgOutputs<false, InputIteratorT>(d_min_out, d_index_out));
   }
 
   //! The largest item to `*d_max_out` and its index (an `int64_t`) to `*d_index_out`; on ties the first
@@ -270,8 +277,162 @@ struct DeviceReduce
                             OptionT option      = {})
   {
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMax");
-    return ArgExtremum<true>(
-        d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, num_items, stream, option);
+    return ArgReduce<true>(d_temp_storage,
+                           temp_storage_bytes,
+                           d_in,
+                           num_items,
+                           stream,
+                           option,
+                           ArgOutputs<true, InputIteratorT>(d_max_out, d_index_out));
+  }
+
+  //! The smallest item to `*d_min_out` and the largest to `*d_max_out`, in one pass over the items: `Min` and
+  //! `Max` fused, with their rules (NaN, signed zeros, empty input: +infinity and -infinity for floating-point
+  //! types, the largest and the lowest value for integers). Exact: the same bits on every path and architecture.
+  //! cub has no MinMax; its ArgMinMax (3.6) has the same outputs in this order, with indices.
+  //!
+  //! @code
+  //! // examples/minmax.cu [minmax]
+  //! // The smallest and the largest reading, both in one pass over the data.
+  //! size_t bytes = 0;
+  //! CHECK(fold::DeviceReduce::MinMax(nullptr, bytes, d_readings, d_min, d_max, n, stream));
+  //! void* d_temp = nullptr;
+  //! CHECK(cudaMallocAsync(&d_temp, bytes, stream));
+  //! CHECK(fold::DeviceReduce::MinMax(d_temp, bytes, d_readings, d_min, d_max, n, stream));
+  //! @endcode
+  //!
+  //! @param[out] d_min_out   where the minimum is written
+  //! @param[out] d_max_out   where the maximum is written
+  //!
+  //! Other parameters as for `Reduce`; a null `d_min_out` or `d_max_out` is `cudaErrorInvalidValue`.
+  template <typename InputIteratorT,
+            typename MinOutIteratorT,
+            typename MaxOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::two_output_arg_t<MaxOutIteratorT, NumItemsT>>
+  static cudaError_t MinMax(void* d_temp_storage,
+                            std::size_t& temp_storage_bytes,
+                            InputIteratorT d_in,
+                            MinOutIteratorT d_min_out,
+                            MaxOutIteratorT d_max_out,
+                            NumItemsT num_items,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::MinMax");
+    return Extremum<false, true>(
+        d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, d_min_out, d_max_out);
+  }
+
+  //! `ArgMin` and `ArgMax` in one pass over the items, with cub 3.6's outputs: the smallest item to `*d_min_out`
+  //! and its index to `*d_min_index_out`, the largest to `*d_max_out` and its index to `*d_max_index_out`
+  //! (`int64_t` indices). The rules of `ArgMin` and `ArgMax`: on ties the first occurrence of each; the first NaN
+  //! is both the minimum and the maximum (its index, the canonical quiet NaN as the value); for empty input index
+  //! -1 and the identities (+infinity and -infinity for floating-point types; cub writes nothing). Exact.
+  //!
+  //! @param[out] d_min_out   where the minimum is written
+  //! @param[out] d_min_index_out   where its index is written, as `int64_t` converted to the iterator's value type
+  //! @param[out] d_max_out   where the maximum is written
+  //! @param[out] d_max_index_out   where its index is written
+  //!
+  //! Other parameters as for `Reduce`; a null output is `cudaErrorInvalidValue`.
+  template <typename InputIteratorT,
+            typename MinOutIteratorT,
+            typename MinIndexOutIteratorT,
+            typename MaxOutIteratorT,
+            typename MaxIndexOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::two_output_arg_t<MaxIndexOutIteratorT, NumItemsT>>
+  static cudaError_t ArgMinMax(void* d_temp_storage,
+                               std::size_t& temp_storage_bytes,
+                               InputIteratorT d_in,
+                               MinOutIteratorT d_min_out,
+                               MinIndexOutIteratorT d_min_index_out,
+                               MaxOutIteratorT d_max_out,
+                               MaxIndexOutIteratorT d_max_index_out,
+                               NumItemsT num_items,
+                               cudaStream_t stream = 0,
+                               OptionT option      = {})
+  {
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMinMax");
+    return ArgReduce<false, true>(d_temp_storage,
+                                  temp_storage_bytes,
+                                  d_in,
+                                  num_items,
+                                  stream,
+                                  option,
+                                  ArgOutputs<false, InputIteratorT>(d_min_out, d_min_index_out),
+                                  ArgOutputs<true, InputIteratorT>(d_max_out, d_max_index_out));
+  }
+
+  //! The variance and the mean of the items in one pass, like `torch.var_mean`: `sum((x - mean)^2) / (n -
+  //! correction)` to `*d_var_out` and the mean to `*d_mean_out`, each converted to its output's value type.
+  //!
+  //! Numerically stable: blocks of items merge their counts, means and sums of squared deviations (Chan's
+  //! parallel form of Welford's update) instead of summing squares. The items must be of a floating-point type;
+  //! `__half` and `__nv_bfloat16` accumulate in `float`, `float` and `double` in themselves. Reproducible: the
+  //! merges follow a fixed tree, so the same values give the same bits on every run, grid and path (and with
+  //! `fold::gpu_to_gpu` on every architecture).
+  //!
+  //! - `correction` (torch's name; numpy's `ddof`): 1 (the default) gives the unbiased sample variance, 0 the
+  //!   population variance. The divisor is `max(n - correction, 0)`, as in torch: for `n <= correction` the
+  //!   variance is NaN when every deviation is 0 (one item, or all equal) and +infinity otherwise.
+  //! - Empty input: NaN for both.
+  //! - A NaN in the input makes both results NaN; an infinity makes the variance NaN, and the mean that infinity
+  //!   or NaN (depending on where it meets the other items).
+  //!
+  //! @code
+  //! // examples/minmax.cu [var-mean]
+  //! // The unbiased variance (correction 1, torch's default) and the mean, in one pass; here in one call, which
+  //! // allocates its temporary storage on the stream.
+  //! CHECK(fold::DeviceReduce::VarMean(d_readings, d_var, d_mean, n, 1.0, stream));
+  //! @endcode
+  //!
+  //! @param[out] d_var_out   where the variance is written
+  //! @param[out] d_mean_out   where the mean is written
+  //! @param[in] correction   subtracted from `n` in the divisor of the variance: finite and >= 0 (default 1). The
+  //!   argument after `num_items`, so a stream comes after it: `VarMean(..., n, 1.0, stream)`.
+  //!
+  //! Other parameters as for `Reduce`; a null output, or a `correction` that is negative, infinite or NaN, is
+  //! `cudaErrorInvalidValue` (size queries included).
+  template <typename InputIteratorT,
+            typename VarOutIteratorT,
+            typename MeanOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::two_output_arg_t<MeanOutIteratorT, NumItemsT>>
+  static cudaError_t VarMean(void* d_temp_storage,
+                             std::size_t& temp_storage_bytes,
+                             InputIteratorT d_in,
+                             VarOutIteratorT d_var_out,
+                             MeanOutIteratorT d_mean_out,
+                             NumItemsT num_items,
+                             double correction   = 1.0,
+                             cudaStream_t stream = 0,
+                             OptionT /*option*/  = {})
+  {
+    using InputT = detail::value_t<InputIteratorT>;
+    static_assert(is_floating_v<InputT>,
+                  "fold::DeviceReduce::VarMean: the items must be of a floating-point type (float, double, __half, "
+                  "__nv_bfloat16); convert others with TransformReduce's transform or a transform iterator");
+    using AccumT = detail::Moments<detail::moments_accum_t<InputT>>;
+    if (!(correction >= 0.0 && correction <= DBL_MAX))
+    {
+      return cudaErrorInvalidValue; // also NaN
+    }
+    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::VarMean");
+    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::VarMeanOutput<VarOutIteratorT, MeanOutIteratorT>{d_var_out, d_mean_out, correction},
+        num_items,
+        detail::MergeMoments{},
+        detail::EmptyResult<AccumT>{AccumT{}},
+        detail::ToMoments<detail::moments_accum_t<InputT>>{},
+        stream);
   }
 
   //! The single-output ArgMin of CUB 3.0.1, deprecated there as here: the smallest item and its index, written
@@ -600,6 +761,87 @@ struct DeviceReduce
         });
   }
 
+  //! `MinMax` in one call.
+  template <typename InputIteratorT,
+            typename MinOutIteratorT,
+            typename MaxOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t MinMax(InputIteratorT d_in,
+                            MinOutIteratorT d_min_out,
+                            MaxOutIteratorT d_max_out,
+                            NumItemsT num_items,
+                            cudaStream_t stream = 0,
+                            OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+        { return MinMax(d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_max_out, num_items, stream, option); });
+  }
+
+  //! `ArgMinMax` in one call.
+  template <typename InputIteratorT,
+            typename MinOutIteratorT,
+            typename MinIndexOutIteratorT,
+            typename MaxOutIteratorT,
+            typename MaxIndexOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t ArgMinMax(InputIteratorT d_in,
+                               MinOutIteratorT d_min_out,
+                               MinIndexOutIteratorT d_min_index_out,
+                               MaxOutIteratorT d_max_out,
+                               MaxIndexOutIteratorT d_max_index_out,
+                               NumItemsT num_items,
+                               cudaStream_t stream = 0,
+                               OptionT option      = {})
+  {
+    return detail::one_call(stream,
+                            option,
+                            [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+                            {
+                              return ArgMinMax(d_temp_storage,
+                                               temp_storage_bytes,
+                                               d_in,
+                                               d_min_out,
+                                               d_min_index_out,
+                                               d_max_out,
+                                               d_max_index_out,
+                                               num_items,
+                                               stream,
+                                               option);
+                            });
+  }
+
+  //! `VarMean` in one call.
+  template <typename InputIteratorT,
+            typename VarOutIteratorT,
+            typename MeanOutIteratorT,
+            typename NumItemsT,
+            typename OptionT = run_to_run_t,
+            typename         = detail::one_call_count_t<NumItemsT>>
+  static cudaError_t VarMean(InputIteratorT d_in,
+                             VarOutIteratorT d_var_out,
+                             MeanOutIteratorT d_mean_out,
+                             NumItemsT num_items,
+                             double correction   = 1.0,
+                             cudaStream_t stream = 0,
+                             OptionT option      = {})
+  {
+    return detail::one_call(
+        stream,
+        option,
+        [&](void* d_temp_storage, std::size_t& temp_storage_bytes)
+        {
+          return VarMean(
+              d_temp_storage, temp_storage_bytes, d_in, d_var_out, d_mean_out, num_items, correction, stream, option);
+        });
+  }
+
   //! `TransformReduce` in one call.
   template <typename InputIteratorT,
             typename OutputIteratorT,
@@ -710,57 +952,39 @@ struct DeviceReduce
   //! @}
 
 private:
-  // Min and Max: fold's operator and its identity, over the values as `ExtremumValues` carries them (order keys
-  // for floating-point input, turned back into a value when written).
-  template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename NumItemsT, typename OptionT>
+  // Min, Max and MinMax (`ForMax...`: one flag per extreme, fused as `detail::Fused` for two): fold's operator and
+  // its identity, over the values as `ExtremumValues` carries them (order keys for floating-point input, turned
+  // back into a value when written); `out...`, one output per flag.
+  template <bool... ForMax, typename InputIteratorT, typename NumItemsT, typename OptionT, typename... OutputIteratorT>
   static cudaError_t Extremum(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT d_in,
-                              OutputIteratorT d_out,
                               NumItemsT num_items,
                               cudaStream_t stream,
-                              OptionT)
+                              OptionT,
+                              OutputIteratorT... out)
   {
-    using InputT     = detail::value_t<InputIteratorT>;
-    using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
-    using AccumT     = typename ReductionT::AccumT;
-    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
-                                                             temp_storage_bytes,
-                                                             d_in,
-                                                             detail::extremum_output<InputT, ForMax>(d_out),
-                                                             num_items,
-                                                             typename ReductionT::Op{},
-                                                             detail::InitialValue<AccumT>{ReductionT::identity()},
-                                                             typename ReductionT::ToValue{},
-                                                             stream);
+    using InputT = detail::value_t<InputIteratorT>;
+    using AccumT = detail::fused_t<typename detail::ExtremumReduction<InputT, ForMax>::AccumT...>;
+    return detail::reduce<AccumT, detail::tuning_t<OptionT>>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::fuse(detail::extremum_output<InputT, ForMax>(out)...),
+        num_items,
+        detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::Op{}...),
+        detail::InitialValue<AccumT>{detail::fuse(detail::ExtremumReduction<InputT, ForMax>::identity()...)},
+        detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ToValue{}...),
+        stream);
   }
 
-  // ArgMin and ArgMax: (index, value) pairs, no initial value, two outputs; identity and -1 for empty input.
-  // Inputs of up to 2^32 items of primitive types reduce as packed pairs (`PackedArgReduction`); longer ones,
-  // and values of other types, as (int64 index, value) pairs.
-  template <bool ForMax,
-            typename InputIteratorT,
-            typename ExtremumOutIteratorT,
-            typename IndexOutIteratorT,
-            typename NumItemsT,
-            typename OptionT>
-  static cudaError_t ArgExtremum(void* d_temp_storage,
-                                 std::size_t& temp_storage_bytes,
-                                 InputIteratorT d_in,
-                                 ExtremumOutIteratorT d_extremum_out,
-                                 IndexOutIteratorT d_index_out,
-                                 NumItemsT num_items,
-                                 cudaStream_t stream,
-                                 OptionT option)
+  // Where ArgMin, ArgMax and ArgMinMax write one extreme over input `InputIteratorT`: its value to `d_extremum_out`
+  // (through `extremum_output`), its index to `d_index_out`.
+  template <bool ForMax, typename InputIteratorT, typename ExtremumOutIteratorT, typename IndexOutIteratorT>
+  static auto ArgOutputs(ExtremumOutIteratorT d_extremum_out, IndexOutIteratorT d_index_out)
   {
     const auto values = detail::extremum_output<detail::value_t<InputIteratorT>, ForMax>(d_extremum_out);
-    return ArgReduce<ForMax>(d_temp_storage,
-                             temp_storage_bytes,
-                             d_in,
-                             detail::ArgOutput<decltype(values), IndexOutIteratorT>{values, d_index_out},
-                             num_items,
-                             stream,
-                             option);
+    return detail::ArgOutput<decltype(values), IndexOutIteratorT>{values, d_index_out};
   }
 
   // The single-output ArgMin and ArgMax: one KeyValuePair<integer, T> result.
@@ -779,65 +1003,71 @@ private:
     return ArgReduce<ForMax>(d_temp_storage,
                              temp_storage_bytes,
                              d_in,
-                             detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out},
                              num_items,
                              stream,
-                             run_to_run);
+                             run_to_run,
+                             detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out});
   }
 
-  // The reduction behind ArgExtremum and the single-output ArgMin/ArgMax: its result, an (index, value) pair, goes
-  // to `out`, an output adapter (`ArgOutput`, `PairOutput`).
-  template <bool ForMax, typename InputIteratorT, typename ArgOutputT, typename NumItemsT, typename OptionT>
+  // The reduction behind ArgExtremum and the single-output ArgMin/ArgMax: (index, value) pairs, no initial value,
+  // identity and -1 for empty input; its result, one (index, value) pair per flag of `ForMax...`, goes to `out...`,
+  // output adapters (`ArgOutput`, `PairOutput`). Inputs of up to 2^32 items of primitive types reduce as packed
+  // pairs (`PackedArgReduction`); longer ones, and values of other types, as (int64 index, value) pairs.
+  template <bool... ForMax, typename InputIteratorT, typename NumItemsT, typename OptionT, typename... ArgOutputT>
   static cudaError_t ArgReduce(void* d_temp_storage,
                                std::size_t& temp_storage_bytes,
                                InputIteratorT d_in,
-                               ArgOutputT out,
                                NumItemsT num_items,
                                cudaStream_t stream,
-                               OptionT)
+                               OptionT option,
+                               ArgOutputT... out)
   {
-    using InputT     = detail::value_t<InputIteratorT>;
-    using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
-    using PairT      = typename ReductionT::PairT;
-    using TuningT    = detail::tuning_t<OptionT>;
-    using PackedT    = detail::PackedArgReduction<InputT, ForMax>;
-    const detail::EmptyResult<PairT> empty{ReductionT::empty_pair()};
-    // Generic, so that it is instantiated only where it is called: never for values that do not pack.
-    auto packed = [&](auto...)
+    using InputT          = detail::value_t<InputIteratorT>;
+    constexpr bool packed = (detail::PackedArgReduction<InputT, ForMax>::applies && ...);
+    if constexpr (packed)
     {
-      return detail::reduce<typename PackedT::PackedPair, TuningT>(d_temp_storage,
-                                                                   temp_storage_bytes,
-                                                                   d_in,
-                                                                   detail::UnpackArg<ArgOutputT, PackedT>{out},
-                                                                   num_items,
-                                                                   typename PackedT::Op{},
-                                                                   empty,
-                                                                   typename PackedT::Pack{},
-                                                                   stream);
-    };
-    if constexpr (PackedT::applies && sizeof(NumItemsT) <= 4)
-    {
-      return packed(); // rejects a negative count
-    }
-    else
-    {
-      if constexpr (PackedT::applies)
+      if (sizeof(NumItemsT) <= 4 ||
+          num_items <= static_cast<NumItemsT>(detail::PackedArgReduction<InputT, true>::max_items))
       {
-        if (num_items <= static_cast<NumItemsT>(PackedT::max_items))
-        {
-          return packed(); // rejects a negative count
-        }
+        return PackedArgReduce<ForMax...>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, out...);
       }
-      return detail::reduce<PairT, TuningT>(d_temp_storage,
-                                            temp_storage_bytes,
-                                            d_in,
-                                            out,
-                                            num_items,
-                                            typename ReductionT::ArgOp{},
-                                            empty,
-                                            typename ReductionT::ToPair{},
-                                            stream);
     }
+    using PairT = detail::fused_t<typename detail::ExtremumReduction<InputT, ForMax>::PairT...>;
+    return detail::reduce<PairT, detail::tuning_t<OptionT>>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::fuse(out...),
+        num_items,
+        detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ArgOp{}...),
+        detail::EmptyResult<PairT>{detail::fuse(detail::ExtremumReduction<InputT, ForMax>::empty_pair()...)},
+        detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ToPair{}...),
+        stream);
+  }
+
+  // ArgReduce over packed pairs: instantiated only for values that pack. Rejects a negative count.
+  template <bool... ForMax, typename InputIteratorT, typename NumItemsT, typename OptionT, typename... ArgOutputT>
+  static cudaError_t PackedArgReduce(void* d_temp_storage,
+                                     std::size_t& temp_storage_bytes,
+                                     InputIteratorT d_in,
+                                     NumItemsT num_items,
+                                     cudaStream_t stream,
+                                     OptionT,
+                                     ArgOutputT... out)
+  {
+    using InputT  = detail::value_t<InputIteratorT>;
+    using PackedT = detail::fused_t<typename detail::PackedArgReduction<InputT, ForMax>::PackedPair...>;
+    using PairT   = detail::fused_t<typename detail::ExtremumReduction<InputT, ForMax>::PairT...>;
+    return detail::reduce<PackedT, detail::tuning_t<OptionT>>(
+        d_temp_storage,
+        temp_storage_bytes,
+        d_in,
+        detail::unpack_outputs<detail::PackedArgReduction<InputT, ForMax>...>(out...),
+        num_items,
+        detail::fuse(typename detail::PackedArgReduction<InputT, ForMax>::Op{}...),
+        detail::EmptyResult<PairT>{detail::fuse(detail::ExtremumReduction<InputT, ForMax>::empty_pair()...)},
+        detail::fuse(typename detail::PackedArgReduction<InputT, ForMax>::Pack{}...),
+        stream);
   }
 };
 
