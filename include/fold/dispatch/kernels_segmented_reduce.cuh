@@ -6,6 +6,8 @@
 //! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
 //!   reduces the small ones with groups of lanes and the warp-sized ones with a warp each, and records the rest:
 //!   the index range of block and large segments, and a list of the large ones with where their units start.
+//! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
+//!   without offsets or classes.
 //! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then spreads the units of the listed
 //!   large segments over all its blocks (the block finishing a segment's last unit reduces its partials), and
 //!   takes the recorded range in groups of segments, giving each block and large segment one block.
@@ -165,39 +167,12 @@ struct SegmentedAgents
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
 };
 
-//! The position of the `n`-th (from 0) set bit of `mask`, or 32 when it has at most `n`: a binary search of
-//! five population counts (`__fns` is a longer sequence, and the warp kernel asks per group of segments).
-FOLD_DEVICE FOLD_FORCEINLINE int nth_set_bit(unsigned mask, int n)
+//! Segments a thread of `SegmentedFixedKernel` takes at a time (its loads in flight together): about 16 bytes of
+//! accumulators per item slot, so wide pairs keep their registers.
+template <typename AccumT>
+FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 {
-  if (__popc(mask) <= n)
-  {
-    return 32;
-  }
-  int position = 0;
-#pragma unroll
-  for (int half = 16; half > 0; half /= 2)
-  {
-    const unsigned low = mask & ((1u << half) - 1u);
-    const int count    = __popc(low);
-    if (count <= n)
-    {
-      n -= count;
-      mask >>= half;
-      position += half;
-    }
-    else
-    {
-      mask = low;
-    }
-  }
-  return position;
-}
-
-//! The lowest `n` set bits of `mask` cleared.
-FOLD_DEVICE FOLD_FORCEINLINE unsigned clear_lowest_bits(unsigned mask, int n)
-{
-  const int position = nth_set_bit(mask, n);
-  return position == 32 ? 0u : mask & ~((1u << position) - 1u);
+  return sizeof(AccumT) <= 4 ? 4 : sizeof(AccumT) <= 8 ? 2 : 1;
 }
 
 //! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
@@ -262,6 +237,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int warps            = kernel_policy<TuningT, FOLD_ARCH>.block_threads / 32;
   __shared__ typename Agents::Warp::TempStorage storage[warps];
+  __shared__ unsigned char owners[warps][32]; // the lane of each wider small group, in the order of their tasks
 
   const int lane                                       = static_cast<int>(threadIdx.x) % 32;
   const int warp                                       = static_cast<int>(threadIdx.x) / 32;
@@ -292,9 +268,9 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       store_segment(out, segment, init.empty());
     }
 
-    // Small segments. Those of one lane fold their own items in place; for each wider group width, the warp takes
-    // 32 / width of them at a time. Either way a lane folds a run of at most `lane_items` items in index order,
-    // and the runs of a group are reduced in lane order: the tree depends only on the length.
+    // Small segments. A lane folds a run of at most `lane_items` items in index order, and the runs of a group of
+    // `lanes(length)` lanes are reduced in lane order: the tree depends only on the length. Segments of one lane
+    // fold their own items in place.
     const int width_of_mine = kind == SegmentClass::small ? sizes.lanes(length) : 0;
     if (width_of_mine == 1)
     {
@@ -302,29 +278,82 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
           fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin, 0, static_cast<int>(length), thread_op, transform);
       store_segment(out, segment, init.finalize(op, aggregate));
     }
-    const unsigned wide = __ballot_sync(~0u, width_of_mine > 1);
-    for (int width = 2; wide != 0 && width <= 32; width *= 2)
+    // Wider groups: laid out by decreasing width, each group is an aligned run of `width` lanes in one round of 32
+    // tasks, so every round reduces its groups with one shuffle tree. Rounds are taken two at a time, all their
+    // loads issued before either is folded.
+    int starts[5];       // the first task of each width 32, 16, 8, 4, 2
+    int first_groups[5]; // and the place of its first group
+    int my_group = 0, tasks = 0, groups = 0;
+#pragma unroll
+    for (int c = 0; c < 5; ++c)
     {
-      for (unsigned mask = __ballot_sync(~0u, width_of_mine == width); mask != 0;
-           mask          = clear_lowest_bits(mask, 32 / width))
+      const unsigned mask = __ballot_sync(~0u, width_of_mine == (32 >> c));
+      starts[c]           = tasks;
+      first_groups[c]     = groups;
+      if (width_of_mine == (32 >> c))
       {
-        const int owner             = nth_set_bit(mask, lane / width); // 32: none for this group
-        const int source            = owner < 32 ? owner : 0;
-        const std::int64_t s_begin  = __shfl_sync(~0u, begin, source);
-        const std::uint64_t s_items = __shfl_sync(~0u, length, source);
-        const int items             = owner < 32 ? static_cast<int>(s_items) : 0;
-        const int run               = (items + width - 1) / width;
-        const int first             = (lane % width) * run;
-        const int last              = first + run < items ? first + run : items;
-        AccumT aggregate = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
-        const int valid  = run > 0 ? (items + run - 1) / run : 1;
-        aggregate        = reduce_lane_groups(aggregate, op, width, valid);
-        if (owner < 32 && lane % width == 0)
+        my_group = groups + __popc(mask & ((1u << lane) - 1u));
+      }
+      groups += __popc(mask);
+      tasks += __popc(mask) * (32 >> c);
+    }
+    if (width_of_mine > 1)
+    {
+      owners[warp][my_group] = static_cast<unsigned char>(lane);
+    }
+    __syncwarp();
+    for (int round = 0; round * 32 < tasks; round += 2)
+    {
+      AccumT aggregate[2];
+      int rank[2], valid[2], owner[2], widest[2];
+      bool active[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+      {
+        const int task = (round + r) * 32 + lane;
+        int shift = 5, start = 0, first_group = 0; // this task's width (as a shift), and where it starts
+#pragma unroll
+        for (int c = 0; c < 5; ++c)
         {
-          store_segment(out, group * 32 + owner, init.finalize(op, aggregate));
+          if (task >= starts[c])
+          {
+            shift       = 5 - c;
+            start       = starts[c];
+            first_group = first_groups[c];
+          }
+        }
+        active[r] = task < tasks;
+        widest[r] = __shfl_sync(~0u, active[r] ? 1 << shift : 1, 0); // lane 0's group is the round's widest
+        rank[r]   = (task - start) & ((1 << shift) - 1);
+        owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> shift)] : 0;
+        const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner[r]);
+        const std::uint64_t s_items = __shfl_sync(~0u, length, owner[r]);
+        const int items             = active[r] ? static_cast<int>(s_items) : 0;
+        const int run               = (items + (1 << shift) - 1) >> shift;
+        const int first             = rank[r] * run;
+        const int last              = first + run < items ? first + run : items;
+        valid[r]                    = run > 0 ? (items + run - 1) / run : 1;
+        aggregate[r] = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+      {
+        // Lanes reach only lanes of their own group: `rank + offset < valid <= width`.
+        for (int offset = 1; offset < widest[r]; offset *= 2)
+        {
+          const AccumT other = shuffle_down(aggregate[r], offset, 32);
+          if (rank[r] + offset < valid[r])
+          {
+            aggregate[r] = op(aggregate[r], other);
+          }
+        }
+        if (active[r] && rank[r] == 0)
+        {
+          store_segment(out, group * 32 + owner[r], init.finalize(op, aggregate[r]));
         }
       }
     }
+    __syncwarp(); // `owners` is rewritten by the next group
 
     // Warp segments, one at a time.
     for (unsigned mask = __ballot_sync(~0u, kind == SegmentClass::warp); mask != 0; mask &= mask - 1)
@@ -363,6 +392,101 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       if (position < static_cast<unsigned long long>(large_cap))
       {
         large_list[position] = {segment, before & SegmentedState::units_mask};
+      }
+    }
+  }
+}
+
+//! Segments of one fixed size, at most `warp_max` items (the fixed-size overloads, and the rows of an array
+//! reduced over its last axis): one class for all and no offsets to read, so nothing is classified. Each segment
+//! gets the tree `SegmentedWarpKernel` gives its length, so the bits are the same: a small one a group of
+//! `lanes(size)` lanes, a warp one a warp agent. A small segment's lanes are consecutive threads, and a thread
+//! takes `group_tasks` segments at a time, all their loads issued before any is folded.
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+FOLD_KERNEL
+__launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedKernel(InputIteratorT in,
+                                                                                             OutputIteratorT out,
+                                                                                             std::int64_t num_segments,
+                                                                                             std::int64_t size,
+                                                                                             ReductionOpT op,
+                                                                                             InitT init,
+                                                                                             TransformOpT transform)
+{
+  begin_dependent_kernel();
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  constexpr SegmentClasses sizes = Agents::classes;
+  constexpr int block_threads    = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
+  constexpr int warps            = block_threads / 32;
+  constexpr int group_tasks      = fixed_segment_tasks<AccumT>();
+  __shared__ typename Agents::Warp::TempStorage storage[warps];
+
+  const int tid                                        = static_cast<int>(threadIdx.x);
+  const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
+  const auto length                                    = static_cast<std::uint64_t>(size);
+
+  if (length == 0 || length > sizes.small_max) // the warp class (and empty segments), a warp per segment
+  {
+    const int lane = tid % 32;
+    for (std::int64_t segment = static_cast<std::int64_t>(blockIdx.x) * warps + tid / 32; segment < num_segments;
+         segment += static_cast<std::int64_t>(gridDim.x) * warps)
+    {
+      if (length == 0)
+      {
+        if (lane == 0)
+        {
+          store_segment(out, segment, init.empty());
+        }
+        continue;
+      }
+      const AccumT aggregate = typename Agents::Warp(storage[tid / 32], in + segment * size, op, transform)
+                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(length));
+      if (lane == 0)
+      {
+        store_segment(out, segment, init.finalize(op, aggregate));
+      }
+      __syncwarp(); // the warp's storage is reused by the next segment
+    }
+    return;
+  }
+
+  // Small: `width` consecutive threads per segment, each folding its run of at most `lane_items` items.
+  const int width         = sizes.lanes(length);
+  const int items         = static_cast<int>(length);
+  const int run           = (items + width - 1) / width;
+  const int valid         = (items + run - 1) / run;
+  const int rank          = tid % width;
+  const int first         = rank * run < items ? rank * run : items;
+  const int last          = first + run < items ? first + run : items;
+  const int per_block     = block_threads / width; // segments per task
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * group_tasks * per_block;
+  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * group_tasks * per_block + tid / width;
+       origin - tid / width < num_segments;
+       origin += step) // block-uniform, as the lane groups' shuffles need every lane
+  {
+    AccumT aggregate[group_tasks];
+#pragma unroll
+    for (int j = 0; j < group_tasks; ++j)
+    {
+      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_block;
+      const bool present         = segment < num_segments;
+      aggregate[j]               = fold_run<sizes.lane_items, AccumT, OffsetT>(
+          in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
+    }
+#pragma unroll
+    for (int j = 0; j < group_tasks; ++j)
+    {
+      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_block;
+      const AccumT total         = reduce_lane_groups(aggregate[j], op, width, valid);
+      if (segment < num_segments && rank == 0)
+      {
+        store_segment(out, segment, init.finalize(op, total));
       }
     }
   }
