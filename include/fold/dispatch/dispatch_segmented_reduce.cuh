@@ -45,6 +45,7 @@ struct SegmentedLayout
   std::size_t clear_bytes; //!< the state and the counters
   std::size_t large_list;  //!< `large_cap` large segments
   std::size_t block_list;  //!< `block_cap` block segments
+  std::size_t warp_list;   //!< `block_cap` warp segments
   std::size_t partials;    //!< `large_cap * max_units` unit partials
   std::size_t scratch;     //!< `grid * max_units` partials, a block's own when it takes a large segment alone
   std::size_t bytes;       //!< all of it, with room to align the base
@@ -62,7 +63,8 @@ struct SegmentedLayout
     l.clear_bytes = l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned);
     l.large_list  = round(l.clear_bytes, alignof(LargeSegment));
     l.block_list  = l.large_list + static_cast<std::size_t>(large_cap) * sizeof(LargeSegment);
-    l.partials    = round(l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
+    l.warp_list   = l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t);
+    l.partials    = round(l.warp_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
     l.scratch     = round(l.partials + static_cast<std::size_t>(large_cap) * unit_partials, l.align);
     l.bytes       = l.align - 1 + l.scratch + static_cast<std::size_t>(grid) * unit_partials;
     return l;
@@ -253,6 +255,7 @@ struct DispatchSegmentedReduce
     const int warp_grid           = static_cast<int>(needed < max_blocks ? needed : max_blocks);
     auto* large_list              = reinterpret_cast<LargeSegment*>(base + layout.large_list);
     auto* block_list              = reinterpret_cast<std::int64_t*>(base + layout.block_list);
+    auto* warp_list               = reinterpret_cast<std::int64_t*>(base + layout.warp_list);
     if (const cudaError_t error = launch(warp_kernel,
                                          warp_grid,
                                          shape.block_threads,
@@ -269,6 +272,7 @@ struct DispatchSegmentedReduce
                                          state,
                                          large_list,
                                          block_list,
+                                         warp_list,
                                          large_cap,
                                          block_cap);
         error != cudaSuccess)
@@ -290,6 +294,7 @@ struct DispatchSegmentedReduce
                   state,
                   large_list,
                   block_list,
+                  warp_list,
                   large_cap,
                   block_cap,
                   reinterpret_cast<unsigned*>(base + layout.unit_counts),

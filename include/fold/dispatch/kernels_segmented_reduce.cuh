@@ -4,13 +4,15 @@
 //! `SegmentClasses`), never on which kernel, warp or block reduces it, so every result is the same run to run.
 //!
 //! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
-//!   reduces the small ones with groups of lanes and the warp-sized ones with a warp each, and records the rest:
-//!   the index range of block and large segments, and a list of the large ones with where their units start.
+//!   reduces the small ones with groups of lanes and records the rest: a list of the warp-sized ones (those past
+//!   its end it reduces with a warp each), the index range of block and large segments, and a list of the large
+//!   ones with where their units start.
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
 //!   without offsets or classes.
-//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then spreads the units of the listed
-//!   large segments over all its blocks (the block finishing a segment's last unit reduces its partials), and
-//!   takes the recorded range in groups of segments, giving each block and large segment one block.
+//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments
+//!   out over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing a
+//!   segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each block
+//!   and large segment one block.
 //!
 //! The classification happens on the device, so nothing is read back to the host: the host launches both
 //! kernels every call, and each finds its work in the state the first one leaves.
@@ -116,6 +118,7 @@ struct SegmentedState
   //! place in the list and where its units start, so the list is sorted by unit.
   unsigned long long large;
   unsigned long long blocks;           //!< block segments found (the first of them listed)
+  unsigned long long warps;            //!< warp segments found (the first of them listed, the rest reduced at once)
   unsigned long long first_complement; //!< `~first` of the block and large segments' range (0: none)
   unsigned long long end;              //!< one past its last
   unsigned long long next;             //!< the block kernel's work counter
@@ -229,6 +232,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
                                                                                             SegmentedState* state,
                                                                                             LargeSegment* large_list,
                                                                                             std::int64_t* block_list,
+                                                                                            std::int64_t* warp_list,
                                                                                             int large_cap,
                                                                                             int block_cap)
 {
@@ -355,8 +359,23 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     }
     __syncwarp(); // `owners` is rewritten by the next group
 
-    // Warp segments, one at a time.
-    for (unsigned mask = __ballot_sync(~0u, kind == SegmentClass::warp); mask != 0; mask &= mask - 1)
+    // Warp segments are listed for the block kernel, whose warps share them out over the whole grid (a group's
+    // warp segments reduced by its own warp leave most of the GPU idle when segments are long). Those past the
+    // list's end are reduced here, one at a time.
+    const unsigned warp_mask         = __ballot_sync(~0u, kind == SegmentClass::warp);
+    unsigned long long listed_before = 0;
+    if (warp_mask != 0 && lane == 0)
+    {
+      listed_before = atomicAdd(&state->warps, static_cast<unsigned long long>(__popc(warp_mask)));
+    }
+    listed_before                     = __shfl_sync(~0u, listed_before, 0);
+    const unsigned long long position = listed_before + __popc(warp_mask & ((1u << lane) - 1u));
+    const bool listed = kind == SegmentClass::warp && position < static_cast<unsigned long long>(block_cap);
+    if (listed)
+    {
+      warp_list[position] = segment;
+    }
+    for (unsigned mask = warp_mask & ~__ballot_sync(~0u, listed); mask != 0; mask &= mask - 1)
     {
       const int owner             = __ffs(mask) - 1;
       const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner);
@@ -514,6 +533,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                                                   SegmentedState* state,
                                                                                   const LargeSegment* large_list,
                                                                                   const std::int64_t* block_list,
+                                                                                  const std::int64_t* warp_list,
                                                                                   int large_cap,
                                                                                   int block_cap,
                                                                                   unsigned* unit_counts,
@@ -528,6 +548,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   {
     typename Agents::Block::TempStorage items;
     typename Agents::Partials::TempStorage partials;
+    typename Agents::Warp::TempStorage warps[block_threads / 32];
   } storage;
   __shared__ std::int64_t picked[block_threads];
   __shared__ int warp_counts[block_threads / 32];
@@ -604,6 +625,27 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     __syncthreads(); // `taken` may be overwritten by the next call
     return item;
   };
+
+  // The listed warp segments first, dealt out round-robin over every warp of the grid.
+  const unsigned long long warp_count =
+      state->warps < static_cast<unsigned long long>(block_cap) ? state->warps : block_cap;
+  for (unsigned long long item = static_cast<unsigned long long>(blockIdx.x) * (block_threads / 32) + tid / 32;
+       item < warp_count;
+       item += static_cast<unsigned long long>(gridDim.x) * (block_threads / 32))
+  {
+    const std::int64_t segment = warp_list[item];
+    std::int64_t begin         = 0;
+    std::uint64_t length       = 0;
+    read_segment(begins, ends, segment, begin, length);
+    const AccumT aggregate = typename Agents::Warp(storage.warps[tid / 32], in + begin, op, transform)
+                                 .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(length));
+    if (tid % 32 == 0)
+    {
+      store_segment(out, segment, init.finalize(op, aggregate));
+    }
+    __syncwarp(); // the warp's storage is reused by the next segment
+  }
+  __syncthreads(); // the agents below share the storage
 
   if (listed)
   {
