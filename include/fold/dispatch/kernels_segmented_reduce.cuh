@@ -4,15 +4,15 @@
 //! `SegmentClasses`), never on which kernel, warp or block reduces it, so every result is the same run to run.
 //!
 //! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
-//!   reduces the small ones with groups of lanes and records the rest: a list of the warp-sized ones (those past
-//!   its end it reduces with a warp each), the index range of block and large segments, and a list of the large
-//!   ones with where their units start.
+//!   reduces the small ones with groups of lanes and the short warp-sized ones with a warp each, and records the
+//!   rest: a list of the longer warp-sized ones (those past its end it reduces too), the index range of block and
+//!   large segments, and a list of the large ones with where their units start.
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
 //!   without offsets or classes.
-//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments
-//!   out over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing a
-//!   segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each block
-//!   and large segment one block.
+//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
+//!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
+//!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
+//!   block and large segment one block.
 //!
 //! The classification happens on the device, so nothing is read back to the host: the host launches both
 //! kernels every call, and each finds its work in the state the first one leaves.
@@ -170,12 +170,26 @@ struct SegmentedAgents
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
 };
 
-//! Segments a thread of `SegmentedFixedKernel` takes at a time (its loads in flight together): about 16 bytes of
-//! accumulators per item slot, so wide pairs keep their registers.
+//! A place in a list for each lane that asks for one, with one atomic on `counter` per warp: the places are
+//! consecutive in lane order. Every lane of the warp calls it.
+FOLD_DEVICE FOLD_FORCEINLINE unsigned long long warp_append(unsigned long long* counter, bool asks)
+{
+  const unsigned mask       = __ballot_sync(~0u, asks);
+  const int lane            = static_cast<int>(threadIdx.x) % 32;
+  unsigned long long before = 0;
+  if (mask != 0 && lane == 0)
+  {
+    before = atomicAdd(counter, static_cast<unsigned long long>(__popc(mask)));
+  }
+  return __shfl_sync(~0u, before, 0) + static_cast<unsigned long long>(__popc(mask & ((1u << lane) - 1u)));
+}
+
+//! Segments a thread of `SegmentedFixedKernel` takes at a time (its loads in flight together): up to 32 words of
+//! accumulators, so wide pairs keep their registers.
 template <typename AccumT>
 FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 {
-  return sizeof(AccumT) <= 4 ? 4 : sizeof(AccumT) <= 8 ? 2 : 1;
+  return sizeof(AccumT) <= 4 ? 8 : sizeof(AccumT) <= 8 ? 4 : 2;
 }
 
 //! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
@@ -359,21 +373,16 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     }
     __syncwarp(); // `owners` is rewritten by the next group
 
-    // Warp segments are listed for the block kernel, whose warps share them out over the whole grid (a group's
-    // warp segments reduced by its own warp leave most of the GPU idle when segments are long). Those past the
-    // list's end are reduced here, one at a time.
-    const unsigned warp_mask         = __ballot_sync(~0u, kind == SegmentClass::warp);
-    unsigned long long listed_before = 0;
-    if (warp_mask != 0 && lane == 0)
-    {
-      listed_before = atomicAdd(&state->warps, static_cast<unsigned long long>(__popc(warp_mask)));
-    }
-    listed_before                     = __shfl_sync(~0u, listed_before, 0);
-    const unsigned long long position = listed_before + __popc(warp_mask & ((1u << lane) - 1u));
-    const bool listed = kind == SegmentClass::warp && position < static_cast<unsigned long long>(block_cap);
+    // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
+    // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,
+    // and those past the list's end, are reduced here, one at a time.
+    const unsigned warp_mask            = __ballot_sync(~0u, kind == SegmentClass::warp);
+    const bool long_warp                = kind == SegmentClass::warp && length > 32u * Agents::shape.items_per_thread;
+    const unsigned long long warp_place = warp_append(&state->warps, long_warp);
+    const bool listed                   = long_warp && warp_place < static_cast<unsigned long long>(block_cap);
     if (listed)
     {
-      warp_list[position] = segment;
+      warp_list[warp_place] = segment;
     }
     for (unsigned mask = warp_mask & ~__ballot_sync(~0u, listed); mask != 0; mask &= mask - 1)
     {
@@ -389,19 +398,21 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       __syncwarp(); // the warp's storage is reused by the next segment
     }
 
-    // Block and large segments are left to the block kernel: listed, and their range recorded.
-    if (kind == SegmentClass::block || kind == SegmentClass::large)
+    // Block and large segments are left to the block kernel: listed, and their range recorded (one atomic per warp
+    // for each).
+    const unsigned later = __ballot_sync(~0u, kind == SegmentClass::block || kind == SegmentClass::large);
+    if (later != 0 && lane == __ffs(later) - 1)
     {
       atomicMax(&state->first_complement, ~static_cast<unsigned long long>(segment));
+    }
+    if (later != 0 && lane == 31 - __clz(later))
+    {
       atomicMax(&state->end, static_cast<unsigned long long>(segment) + 1);
     }
-    if (kind == SegmentClass::block)
+    const unsigned long long block_place = warp_append(&state->blocks, kind == SegmentClass::block);
+    if (kind == SegmentClass::block && block_place < static_cast<unsigned long long>(block_cap))
     {
-      const unsigned long long position = atomicAdd(&state->blocks, 1ull);
-      if (position < static_cast<unsigned long long>(block_cap))
-      {
-        block_list[position] = segment;
-      }
+      block_list[block_place] = segment;
     }
     if (kind == SegmentClass::large)
     {
