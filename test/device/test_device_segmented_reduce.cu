@@ -656,6 +656,91 @@ TEST_CASE("Segmented sums of fixed-size segments at every class edge", "[device]
   }
 }
 
+TEST_CASE("Fixed-size segments have the bits of the same segments through offsets", "[device][segmented]")
+{
+  // The fixed-size overload takes its own kernel up to warp_max items; each length must keep the tree the offsets
+  // path gives it. Float sums (the grouping shows in the bits) and 2x2 matrix products (the order shows).
+  const SegmentClasses sizes = classes<float>();
+  const auto small = static_cast<std::int64_t>(sizes.small_max), warp = static_cast<std::int64_t>(sizes.warp_max);
+  for (std::int64_t size : {std::int64_t{1},
+                            std::int64_t{2},
+                            std::int64_t{3},
+                            std::int64_t{5},
+                            std::int64_t{8},
+                            std::int64_t{13},
+                            std::int64_t{16},
+                            std::int64_t{33},
+                            std::int64_t{64},
+                            small - 1,
+                            small,
+                            small + 1,
+                            std::int64_t{256},
+                            std::int64_t{1000},
+                            warp})
+  {
+    INFO("size " << size);
+    const std::int64_t count = std::max<std::int64_t>(7, std::min<std::int64_t>(20000, (1 << 21) / size)) + size % 5;
+    const auto values        = fold_test::random_values<float>(
+        static_cast<std::size_t>(count * size), static_cast<std::uint64_t>(size) + 5, fold_test::Values::full_range);
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
+    for (std::int64_t i = 0; i <= count; ++i)
+    {
+      offsets[static_cast<std::size_t>(i)] = i * size;
+    }
+    fold_test::DeviceBuffer<float> d_in(values), d_fixed(count), d_offsets_out(count);
+    fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+    d_fixed.poison();
+    d_offsets_out.poison();
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        { return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get(), d_fixed.get(), count, size); });
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        {
+          return fold::DeviceSegmentedReduce::Sum(
+              temp, bytes, d_in.get(), d_offsets_out.get(), count, d_offsets.get(), d_offsets.get() + 1);
+        });
+    const auto fixed = d_fixed.to_host(), through_offsets = d_offsets_out.to_host();
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      INFO("segment " << i);
+      double exact = 0;
+      for (std::int64_t j = 0; j < size; ++j)
+      {
+        exact += values[static_cast<std::size_t>(i * size + j)];
+      }
+      REQUIRE(fold_test::same_bits(fixed[i], through_offsets[i]));
+      REQUIRE(std::abs(fixed[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
+    }
+  }
+  for (std::int64_t size : {std::int64_t{3}, std::int64_t{9}, small, small + 7, warp})
+  {
+    INFO("matrix products, size " << size);
+    const std::int64_t count = 1000 + size % 3;
+    const auto values        = fold_test::random_matrices(static_cast<std::size_t>(count * size), size + 40);
+    const fold_test::Mat2 init{1, 2, 3, 5};
+    fold_test::DeviceBuffer<fold_test::Mat2> d_in(values), d_out(count);
+    d_out.poison();
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        {
+          return fold::DeviceSegmentedReduce::Reduce(
+              temp, bytes, d_in.get(), d_out.get(), count, size, fold_test::MatMul{}, init);
+        });
+    const auto out = d_out.to_host();
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      fold_test::Mat2 expected = init;
+      for (std::int64_t j = 0; j < size; ++j)
+      {
+        expected = fold_test::MatMul{}(expected, values[static_cast<std::size_t>(i * size + j)]);
+      }
+      INFO("segment " << i);
+      REQUIRE(out[i] == expected);
+    }
+  }
+}
+
 TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][segmented][order]")
 {
   // 2x2 matrix products: not commutative, so every class must fold its items in order.

@@ -22,6 +22,21 @@ FOLD_NAMESPACE_BEGIN
 namespace detail
 {
 
+//! Offsets of fixed-size segments: `i * size + shift` (the begins with shift 0, the ends with shift `size`).
+struct FixedOffsets
+{
+  using value_type        = std::int64_t;
+  using difference_type   = std::int64_t;
+  using pointer           = void;
+  using reference         = std::int64_t;
+  using iterator_category = ::cuda::std::random_access_iterator_tag;
+
+  std::int64_t size;
+  std::int64_t shift;
+
+  FOLD_HOST_DEVICE constexpr std::int64_t operator[](std::int64_t i) const { return i * size + shift; }
+};
+
 //! Where each part of the temporary storage starts, from an aligned base.
 struct SegmentedLayout
 {
@@ -30,6 +45,7 @@ struct SegmentedLayout
   std::size_t clear_bytes; //!< the state and the counters
   std::size_t large_list;  //!< `large_cap` large segments
   std::size_t block_list;  //!< `block_cap` block segments
+  std::size_t warp_list;   //!< `block_cap` warp segments
   std::size_t partials;    //!< `large_cap * max_units` unit partials
   std::size_t scratch;     //!< `grid * max_units` partials, a block's own when it takes a large segment alone
   std::size_t bytes;       //!< all of it, with room to align the base
@@ -47,7 +63,8 @@ struct SegmentedLayout
     l.clear_bytes = l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned);
     l.large_list  = round(l.clear_bytes, alignof(LargeSegment));
     l.block_list  = l.large_list + static_cast<std::size_t>(large_cap) * sizeof(LargeSegment);
-    l.partials    = round(l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
+    l.warp_list   = l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t);
+    l.partials    = round(l.warp_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
     l.scratch     = round(l.partials + static_cast<std::size_t>(large_cap) * unit_partials, l.align);
     l.bytes       = l.align - 1 + l.scratch + static_cast<std::size_t>(grid) * unit_partials;
     return l;
@@ -89,6 +106,56 @@ struct DispatchSegmentedReduce
                                                             TransformOpT,
                                                             TuningT>;
 
+  //! Fixed-size segments of at most `warp_max` items: `SegmentedFixedKernel` alone, a grid of at most 32 blocks
+  //! per SM (a few waves), and no temporary storage beyond the one byte every size query gets.
+  static cudaError_t fixed(void* d_temp_storage,
+                           std::size_t& temp_storage_bytes,
+                           InputIteratorT in,
+                           OutputIteratorT out,
+                           std::int64_t num_segments,
+                           std::int64_t size,
+                           ReductionOpT op,
+                           InitT init,
+                           TransformOpT transform,
+                           const SegmentClasses& classes,
+                           const TileShape& shape,
+                           const DeviceFacts& facts,
+                           const DispatchHooks& hooks,
+                           cudaStream_t stream)
+  {
+    if (d_temp_storage == nullptr)
+    {
+      temp_storage_bytes = 1;
+      return cudaSuccess;
+    }
+    const bool small = size > 0 && static_cast<std::uint64_t>(size) <= classes.small_max;
+    const std::int64_t per_block =
+        small ? static_cast<std::int64_t>(shape.block_threads / classes.lanes(static_cast<std::uint64_t>(size))) *
+                    fixed_segment_tasks<AccumT>()
+              : shape.block_threads / 32;
+    const std::int64_t needed     = num_segments / per_block + (num_segments % per_block != 0);
+    const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
+    return launch(SegmentedFixedKernel<InputIteratorT,
+                                       OutputIteratorT,
+                                       OffsetT,
+                                       ReductionOpT,
+                                       InitT,
+                                       AccumT,
+                                       TransformOpT,
+                                       TuningT>,
+                  static_cast<int>(needed < max_blocks ? needed : max_blocks),
+                  shape.block_threads,
+                  stream,
+                  may_overlap(facts.arch, hooks),
+                  in,
+                  out,
+                  num_segments,
+                  size,
+                  op,
+                  init,
+                  transform);
+  }
+
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT in,
@@ -126,7 +193,31 @@ struct DispatchSegmentedReduce
       return error;
     }
     const TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(facts.arch);
-    int blocks_per_sm     = 0;
+    if constexpr (std::is_same_v<BeginOffsetIteratorT, FixedOffsets> &&
+                  std::is_same_v<EndOffsetIteratorT, FixedOffsets>)
+    {
+      // Fixed-size segments without block or large ones: one kernel, nothing to classify or list.
+      const SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
+      if (begins.shift == 0 && ends.size == begins.size && ends.shift == begins.size &&
+          static_cast<std::uint64_t>(begins.size) <= classes.warp_max)
+      {
+        return fixed(d_temp_storage,
+                     temp_storage_bytes,
+                     in,
+                     out,
+                     num_segments,
+                     begins.size,
+                     op,
+                     init,
+                     transform,
+                     classes,
+                     shape,
+                     facts,
+                     hooks,
+                     stream);
+      }
+    }
+    int blocks_per_sm = 0;
     if (const cudaError_t error = occupancy<block_kernel>(facts.device, shape.block_threads, blocks_per_sm);
         error != cudaSuccess)
     {
@@ -164,6 +255,7 @@ struct DispatchSegmentedReduce
     const int warp_grid           = static_cast<int>(needed < max_blocks ? needed : max_blocks);
     auto* large_list              = reinterpret_cast<LargeSegment*>(base + layout.large_list);
     auto* block_list              = reinterpret_cast<std::int64_t*>(base + layout.block_list);
+    auto* warp_list               = reinterpret_cast<std::int64_t*>(base + layout.warp_list);
     if (const cudaError_t error = launch(warp_kernel,
                                          warp_grid,
                                          shape.block_threads,
@@ -180,6 +272,7 @@ struct DispatchSegmentedReduce
                                          state,
                                          large_list,
                                          block_list,
+                                         warp_list,
                                          large_cap,
                                          block_cap);
         error != cudaSuccess)
@@ -201,27 +294,13 @@ struct DispatchSegmentedReduce
                   state,
                   large_list,
                   block_list,
+                  warp_list,
                   large_cap,
                   block_cap,
                   reinterpret_cast<unsigned*>(base + layout.unit_counts),
                   reinterpret_cast<AccumT*>(base + layout.partials),
                   reinterpret_cast<AccumT*>(base + layout.scratch));
   }
-};
-
-//! Offsets of fixed-size segments: `i * size + shift` (the begins with shift 0, the ends with shift `size`).
-struct FixedOffsets
-{
-  using value_type        = std::int64_t;
-  using difference_type   = std::int64_t;
-  using pointer           = void;
-  using reference         = std::int64_t;
-  using iterator_category = ::cuda::std::random_access_iterator_tag;
-
-  std::int64_t size;
-  std::int64_t shift;
-
-  FOLD_HOST_DEVICE constexpr std::int64_t operator[](std::int64_t i) const { return i * size + shift; }
 };
 
 //! The common entry of every DeviceSegmentedReduce algorithm: checks the types and dispatches.

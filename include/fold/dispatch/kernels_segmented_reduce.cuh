@@ -4,11 +4,15 @@
 //! `SegmentClasses`), never on which kernel, warp or block reduces it, so every result is the same run to run.
 //!
 //! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
-//!   reduces the small ones with groups of lanes and the warp-sized ones with a warp each, and records the rest:
-//!   the index range of block and large segments, and a list of the large ones with where their units start.
-//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then spreads the units of the listed
-//!   large segments over all its blocks (the block finishing a segment's last unit reduces its partials), and
-//!   takes the recorded range in groups of segments, giving each block and large segment one block.
+//!   reduces the small ones with groups of lanes and the short warp-sized ones with a warp each, and records the
+//!   rest: a list of the longer warp-sized ones (those past its end it reduces too), the index range of block and
+//!   large segments, and a list of the large ones with where their units start.
+//! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
+//!   without offsets or classes.
+//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
+//!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
+//!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
+//!   block and large segment one block.
 //!
 //! The classification happens on the device, so nothing is read back to the host: the host launches both
 //! kernels every call, and each finds its work in the state the first one leaves.
@@ -114,6 +118,7 @@ struct SegmentedState
   //! place in the list and where its units start, so the list is sorted by unit.
   unsigned long long large;
   unsigned long long blocks;           //!< block segments found (the first of them listed)
+  unsigned long long warps;            //!< warp segments found (the first of them listed, the rest reduced at once)
   unsigned long long first_complement; //!< `~first` of the block and large segments' range (0: none)
   unsigned long long end;              //!< one past its last
   unsigned long long next;             //!< the block kernel's work counter
@@ -165,39 +170,26 @@ struct SegmentedAgents
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
 };
 
-//! The position of the `n`-th (from 0) set bit of `mask`, or 32 when it has at most `n`: a binary search of
-//! five population counts (`__fns` is a longer sequence, and the warp kernel asks per group of segments).
-FOLD_DEVICE FOLD_FORCEINLINE int nth_set_bit(unsigned mask, int n)
+//! A place in a list for each lane that asks for one, with one atomic on `counter` per warp: the places are
+//! consecutive in lane order. Every lane of the warp calls it.
+FOLD_DEVICE FOLD_FORCEINLINE unsigned long long warp_append(unsigned long long* counter, bool asks)
 {
-  if (__popc(mask) <= n)
+  const unsigned mask       = __ballot_sync(~0u, asks);
+  const int lane            = static_cast<int>(threadIdx.x) % 32;
+  unsigned long long before = 0;
+  if (mask != 0 && lane == 0)
   {
-    return 32;
+    before = atomicAdd(counter, static_cast<unsigned long long>(__popc(mask)));
   }
-  int position = 0;
-#pragma unroll
-  for (int half = 16; half > 0; half /= 2)
-  {
-    const unsigned low = mask & ((1u << half) - 1u);
-    const int count    = __popc(low);
-    if (count <= n)
-    {
-      n -= count;
-      mask >>= half;
-      position += half;
-    }
-    else
-    {
-      mask = low;
-    }
-  }
-  return position;
+  return __shfl_sync(~0u, before, 0) + static_cast<unsigned long long>(__popc(mask & ((1u << lane) - 1u)));
 }
 
-//! The lowest `n` set bits of `mask` cleared.
-FOLD_DEVICE FOLD_FORCEINLINE unsigned clear_lowest_bits(unsigned mask, int n)
+//! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
+//! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200).
+template <typename AccumT>
+FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 {
-  const int position = nth_set_bit(mask, n);
-  return position == 32 ? 0u : mask & ~((1u << position) - 1u);
+  return sizeof(AccumT) <= 4 ? 4 : sizeof(AccumT) <= 8 ? 2 : 1;
 }
 
 //! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
@@ -254,6 +246,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
                                                                                             SegmentedState* state,
                                                                                             LargeSegment* large_list,
                                                                                             std::int64_t* block_list,
+                                                                                            std::int64_t* warp_list,
                                                                                             int large_cap,
                                                                                             int block_cap)
 {
@@ -262,6 +255,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int warps            = kernel_policy<TuningT, FOLD_ARCH>.block_threads / 32;
   __shared__ typename Agents::Warp::TempStorage storage[warps];
+  __shared__ unsigned char owners[warps][32]; // the lane of each wider small group, in the order of their tasks
 
   const int lane                                       = static_cast<int>(threadIdx.x) % 32;
   const int warp                                       = static_cast<int>(threadIdx.x) / 32;
@@ -292,9 +286,9 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       store_segment(out, segment, init.empty());
     }
 
-    // Small segments. Those of one lane fold their own items in place; for each wider group width, the warp takes
-    // 32 / width of them at a time. Either way a lane folds a run of at most `lane_items` items in index order,
-    // and the runs of a group are reduced in lane order: the tree depends only on the length.
+    // Small segments. A lane folds a run of at most `lane_items` items in index order, and the runs of a group of
+    // `lanes(length)` lanes are reduced in lane order: the tree depends only on the length. Segments of one lane
+    // fold their own items in place.
     const int width_of_mine = kind == SegmentClass::small ? sizes.lanes(length) : 0;
     if (width_of_mine == 1)
     {
@@ -302,32 +296,95 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
           fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin, 0, static_cast<int>(length), thread_op, transform);
       store_segment(out, segment, init.finalize(op, aggregate));
     }
-    const unsigned wide = __ballot_sync(~0u, width_of_mine > 1);
-    for (int width = 2; wide != 0 && width <= 32; width *= 2)
+    // Wider groups: laid out by decreasing width, each group is an aligned run of `width` lanes in one round of 32
+    // tasks, so every round reduces its groups with one shuffle tree. Rounds are taken two at a time, all their
+    // loads issued before either is folded.
+    int starts[5];       // the first task of each width 32, 16, 8, 4, 2
+    int first_groups[5]; // and the place of its first group
+    int my_group = 0, tasks = 0, groups = 0;
+#pragma unroll
+    for (int c = 0; c < 5; ++c)
     {
-      for (unsigned mask = __ballot_sync(~0u, width_of_mine == width); mask != 0;
-           mask          = clear_lowest_bits(mask, 32 / width))
+      const unsigned mask = __ballot_sync(~0u, width_of_mine == (32 >> c));
+      starts[c]           = tasks;
+      first_groups[c]     = groups;
+      if (width_of_mine == (32 >> c))
       {
-        const int owner             = nth_set_bit(mask, lane / width); // 32: none for this group
-        const int source            = owner < 32 ? owner : 0;
-        const std::int64_t s_begin  = __shfl_sync(~0u, begin, source);
-        const std::uint64_t s_items = __shfl_sync(~0u, length, source);
-        const int items             = owner < 32 ? static_cast<int>(s_items) : 0;
-        const int run               = (items + width - 1) / width;
-        const int first             = (lane % width) * run;
-        const int last              = first + run < items ? first + run : items;
-        AccumT aggregate = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
-        const int valid  = run > 0 ? (items + run - 1) / run : 1;
-        aggregate        = reduce_lane_groups(aggregate, op, width, valid);
-        if (owner < 32 && lane % width == 0)
+        my_group = groups + __popc(mask & ((1u << lane) - 1u));
+      }
+      groups += __popc(mask);
+      tasks += __popc(mask) * (32 >> c);
+    }
+    if (width_of_mine > 1)
+    {
+      owners[warp][my_group] = static_cast<unsigned char>(lane);
+    }
+    __syncwarp();
+    for (int round = 0; round * 32 < tasks; round += 2)
+    {
+      AccumT aggregate[2];
+      int rank[2], valid[2], owner[2], widest[2];
+      bool active[2];
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+      {
+        const int task = (round + r) * 32 + lane;
+        int shift = 5, start = 0, first_group = 0; // this task's width (as a shift), and where it starts
+#pragma unroll
+        for (int c = 0; c < 5; ++c)
         {
-          store_segment(out, group * 32 + owner, init.finalize(op, aggregate));
+          if (task >= starts[c])
+          {
+            shift       = 5 - c;
+            start       = starts[c];
+            first_group = first_groups[c];
+          }
+        }
+        active[r] = task < tasks;
+        widest[r] = __shfl_sync(~0u, active[r] ? 1 << shift : 1, 0); // lane 0's group is the round's widest
+        rank[r]   = (task - start) & ((1 << shift) - 1);
+        owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> shift)] : 0;
+        const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner[r]);
+        const std::uint64_t s_items = __shfl_sync(~0u, length, owner[r]);
+        const int items             = active[r] ? static_cast<int>(s_items) : 0;
+        const int run               = (items + (1 << shift) - 1) >> shift;
+        const int first             = rank[r] * run;
+        const int last              = first + run < items ? first + run : items;
+        valid[r]                    = run > 0 ? (items + run - 1) / run : 1;
+        aggregate[r] = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+      {
+        // Lanes reach only lanes of their own group: `rank + offset < valid <= width`.
+        for (int offset = 1; offset < widest[r]; offset *= 2)
+        {
+          const AccumT other = shuffle_down(aggregate[r], offset, 32);
+          if (rank[r] + offset < valid[r])
+          {
+            aggregate[r] = op(aggregate[r], other);
+          }
+        }
+        if (active[r] && rank[r] == 0)
+        {
+          store_segment(out, group * 32 + owner[r], init.finalize(op, aggregate[r]));
         }
       }
     }
+    __syncwarp(); // `owners` is rewritten by the next group
 
-    // Warp segments, one at a time.
-    for (unsigned mask = __ballot_sync(~0u, kind == SegmentClass::warp); mask != 0; mask &= mask - 1)
+    // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
+    // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,
+    // and those past the list's end, are reduced here, one at a time.
+    const unsigned warp_mask            = __ballot_sync(~0u, kind == SegmentClass::warp);
+    const bool long_warp                = kind == SegmentClass::warp && length > 32u * Agents::shape.items_per_thread;
+    const unsigned long long warp_place = warp_append(&state->warps, long_warp);
+    const bool listed                   = long_warp && warp_place < static_cast<unsigned long long>(block_cap);
+    if (listed)
+    {
+      warp_list[warp_place] = segment;
+    }
+    for (unsigned mask = warp_mask & ~__ballot_sync(~0u, listed); mask != 0; mask &= mask - 1)
     {
       const int owner             = __ffs(mask) - 1;
       const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner);
@@ -341,19 +398,21 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       __syncwarp(); // the warp's storage is reused by the next segment
     }
 
-    // Block and large segments are left to the block kernel: listed, and their range recorded.
-    if (kind == SegmentClass::block || kind == SegmentClass::large)
+    // Block and large segments are left to the block kernel: listed, and their range recorded (one atomic per warp
+    // for each).
+    const unsigned later = __ballot_sync(~0u, kind == SegmentClass::block || kind == SegmentClass::large);
+    if (later != 0 && lane == __ffs(later) - 1)
     {
       atomicMax(&state->first_complement, ~static_cast<unsigned long long>(segment));
+    }
+    if (later != 0 && lane == 31 - __clz(later))
+    {
       atomicMax(&state->end, static_cast<unsigned long long>(segment) + 1);
     }
-    if (kind == SegmentClass::block)
+    const unsigned long long block_place = warp_append(&state->blocks, kind == SegmentClass::block);
+    if (kind == SegmentClass::block && block_place < static_cast<unsigned long long>(block_cap))
     {
-      const unsigned long long position = atomicAdd(&state->blocks, 1ull);
-      if (position < static_cast<unsigned long long>(block_cap))
-      {
-        block_list[position] = segment;
-      }
+      block_list[block_place] = segment;
     }
     if (kind == SegmentClass::large)
     {
@@ -363,6 +422,101 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       if (position < static_cast<unsigned long long>(large_cap))
       {
         large_list[position] = {segment, before & SegmentedState::units_mask};
+      }
+    }
+  }
+}
+
+//! Segments of one fixed size, at most `warp_max` items (the fixed-size overloads, and the rows of an array
+//! reduced over its last axis): one class for all and no offsets to read, so nothing is classified. Each segment
+//! gets the tree `SegmentedWarpKernel` gives its length, so the bits are the same: a small one a group of
+//! `lanes(size)` lanes, a warp one a warp agent. A small segment's lanes are consecutive threads, and a thread
+//! takes `group_tasks` segments at a time, all their loads issued before any is folded.
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+FOLD_KERNEL
+__launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedKernel(InputIteratorT in,
+                                                                                             OutputIteratorT out,
+                                                                                             std::int64_t num_segments,
+                                                                                             std::int64_t size,
+                                                                                             ReductionOpT op,
+                                                                                             InitT init,
+                                                                                             TransformOpT transform)
+{
+  begin_dependent_kernel();
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  constexpr SegmentClasses sizes = Agents::classes;
+  constexpr int block_threads    = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
+  constexpr int warps            = block_threads / 32;
+  constexpr int group_tasks      = fixed_segment_tasks<AccumT>();
+  __shared__ typename Agents::Warp::TempStorage storage[warps];
+
+  const int tid                                        = static_cast<int>(threadIdx.x);
+  const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
+  const auto length                                    = static_cast<std::uint64_t>(size);
+
+  if (length == 0 || length > sizes.small_max) // the warp class (and empty segments), a warp per segment
+  {
+    const int lane = tid % 32;
+    for (std::int64_t segment = static_cast<std::int64_t>(blockIdx.x) * warps + tid / 32; segment < num_segments;
+         segment += static_cast<std::int64_t>(gridDim.x) * warps)
+    {
+      if (length == 0)
+      {
+        if (lane == 0)
+        {
+          store_segment(out, segment, init.empty());
+        }
+        continue;
+      }
+      const AccumT aggregate = typename Agents::Warp(storage[tid / 32], in + segment * size, op, transform)
+                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(length));
+      if (lane == 0)
+      {
+        store_segment(out, segment, init.finalize(op, aggregate));
+      }
+      __syncwarp(); // the warp's storage is reused by the next segment
+    }
+    return;
+  }
+
+  // Small: `width` consecutive threads per segment, each folding its run of at most `lane_items` items.
+  const int width         = sizes.lanes(length);
+  const int items         = static_cast<int>(length);
+  const int run           = (items + width - 1) / width;
+  const int valid         = (items + run - 1) / run;
+  const int rank          = tid % width;
+  const int first         = rank * run < items ? rank * run : items;
+  const int last          = first + run < items ? first + run : items;
+  const int per_block     = block_threads / width; // segments per task
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * group_tasks * per_block;
+  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * group_tasks * per_block + tid / width;
+       origin - tid / width < num_segments;
+       origin += step) // block-uniform, as the lane groups' shuffles need every lane
+  {
+    AccumT aggregate[group_tasks];
+#pragma unroll
+    for (int j = 0; j < group_tasks; ++j)
+    {
+      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_block;
+      const bool present         = segment < num_segments;
+      aggregate[j]               = fold_run<sizes.lane_items, AccumT, OffsetT>(
+          in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
+    }
+#pragma unroll
+    for (int j = 0; j < group_tasks; ++j)
+    {
+      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_block;
+      const AccumT total         = reduce_lane_groups(aggregate[j], op, width, valid);
+      if (segment < num_segments && rank == 0)
+      {
+        store_segment(out, segment, init.finalize(op, total));
       }
     }
   }
@@ -390,6 +544,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                                                   SegmentedState* state,
                                                                                   const LargeSegment* large_list,
                                                                                   const std::int64_t* block_list,
+                                                                                  const std::int64_t* warp_list,
                                                                                   int large_cap,
                                                                                   int block_cap,
                                                                                   unsigned* unit_counts,
@@ -404,6 +559,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   {
     typename Agents::Block::TempStorage items;
     typename Agents::Partials::TempStorage partials;
+    typename Agents::Warp::TempStorage warps[block_threads / 32];
   } storage;
   __shared__ std::int64_t picked[block_threads];
   __shared__ int warp_counts[block_threads / 32];
@@ -437,11 +593,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   };
   // Segment `segment` by this block alone: one unit for a block segment; every unit for a large one, with the
   // partials in the block's own scratch (the same tree as when they are spread).
-  auto reduce_alone = [&](std::int64_t segment)
+  auto reduce_alone = [&](std::int64_t segment, std::int64_t begin, std::uint64_t length)
   {
-    std::int64_t begin   = 0;
-    std::uint64_t length = 0;
-    read_segment(begins, ends, segment, begin, length);
     const bool whole               = length <= sizes.block_max;
     const std::uint64_t unit_items = whole ? length : sizes.unit_items(length);
     const std::uint64_t units      = whole ? 1 : sizes.units(length);
@@ -480,6 +633,40 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     __syncthreads(); // `taken` may be overwritten by the next call
     return item;
   };
+
+  // The listed warp segments first, dealt out round-robin over every warp of the grid; a warp reads the list entry
+  // and the offsets of its next segment while it reduces the current one.
+  const unsigned long long warp_count =
+      state->warps < static_cast<unsigned long long>(block_cap) ? state->warps : block_cap;
+  const unsigned long long warp_stride = static_cast<unsigned long long>(gridDim.x) * (block_threads / 32);
+  {
+    unsigned long long item = static_cast<unsigned long long>(blockIdx.x) * (block_threads / 32) + tid / 32;
+    std::int64_t segment = 0, begin = 0;
+    std::uint64_t length = 0;
+    if (item < warp_count)
+    {
+      segment = warp_list[item];
+      read_segment(begins, ends, segment, begin, length);
+    }
+    for (; item < warp_count; item += warp_stride)
+    {
+      const std::int64_t current = segment, current_begin = begin;
+      const std::uint64_t current_length = length;
+      if (item + warp_stride < warp_count)
+      {
+        segment = warp_list[item + warp_stride];
+        read_segment(begins, ends, segment, begin, length);
+      }
+      const AccumT aggregate = typename Agents::Warp(storage.warps[tid / 32], in + current_begin, op, transform)
+                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(current_length));
+      if (tid % 32 == 0)
+      {
+        store_segment(out, current, init.finalize(op, aggregate));
+      }
+      __syncwarp(); // the warp's storage is reused by the next segment
+    }
+  }
+  __syncthreads(); // the agents below share the storage
 
   if (listed)
   {
@@ -522,9 +709,24 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       __syncthreads();
     }
     // The listed block segments, dealt out round-robin (a shared counter costs a round trip per segment).
+    // The list entry and the offsets of a block's next segment are read while it reduces the current one.
+    std::int64_t segment = 0, begin = 0;
+    std::uint64_t length = 0;
+    if (blockIdx.x < block_count)
+    {
+      segment = block_list[blockIdx.x];
+      read_segment(begins, ends, segment, begin, length);
+    }
     for (std::uint64_t item = blockIdx.x; item < block_count; item += gridDim.x)
     {
-      reduce_alone(block_list[item]);
+      const std::int64_t current = segment, current_begin = begin;
+      const std::uint64_t current_length = length;
+      if (item + gridDim.x < block_count)
+      {
+        segment = block_list[item + gridDim.x];
+        read_segment(begins, ends, segment, begin, length);
+      }
+      reduce_alone(current, current_begin, current_length);
     }
     return;
   }
@@ -563,7 +765,10 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     __syncthreads();
     for (int j = 0; j < count; ++j)
     {
-      reduce_alone(picked[j]);
+      std::int64_t begin   = 0;
+      std::uint64_t length = 0;
+      read_segment(begins, ends, picked[j], begin, length);
+      reduce_alone(picked[j], begin, length);
     }
   }
 }
