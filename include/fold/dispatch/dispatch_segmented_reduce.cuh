@@ -128,6 +128,10 @@ struct DispatchSegmentedReduce
       temp_storage_bytes = 1;
       return cudaSuccess;
     }
+    if (temp_storage_bytes < 1)
+    {
+      return cudaErrorInvalidValue;
+    }
     const bool small = size > 0 && static_cast<std::uint64_t>(size) <= classes.small_max;
     const std::int64_t per_block =
         small ? static_cast<std::int64_t>(shape.block_threads / classes.lanes(static_cast<std::uint64_t>(size))) *
