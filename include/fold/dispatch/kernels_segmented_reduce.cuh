@@ -296,83 +296,92 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
           fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin, 0, static_cast<int>(length), thread_op, transform);
       store_segment(out, segment, init.finalize(op, aggregate));
     }
+    const unsigned wide = __ballot_sync(~0u, width_of_mine > 1);
+    const unsigned rest = __ballot_sync(~0u, kind > SegmentClass::small);
     // Wider groups: laid out by decreasing width, each group is an aligned run of `width` lanes in one round of 32
     // tasks, so every round reduces its groups with one shuffle tree. Rounds are taken two at a time, all their
     // loads issued before either is folded.
-    int starts[5];       // the first task of each width 32, 16, 8, 4, 2
-    int first_groups[5]; // and the place of its first group
-    int my_group = 0, tasks = 0, groups = 0;
-#pragma unroll
-    for (int c = 0; c < 5; ++c)
+    if (wide != 0)
     {
-      const unsigned mask = __ballot_sync(~0u, width_of_mine == (32 >> c));
-      starts[c]           = tasks;
-      first_groups[c]     = groups;
-      if (width_of_mine == (32 >> c))
+      int starts[5];       // the first task of each width 32, 16, 8, 4, 2
+      int first_groups[5]; // and the place of its first group
+      int my_group = 0, tasks = 0, groups = 0;
+#pragma unroll
+      for (int c = 0; c < 5; ++c)
       {
-        my_group = groups + __popc(mask & ((1u << lane) - 1u));
-      }
-      groups += __popc(mask);
-      tasks += __popc(mask) * (32 >> c);
-    }
-    if (width_of_mine > 1)
-    {
-      owners[warp][my_group] = static_cast<unsigned char>(lane);
-    }
-    __syncwarp();
-    for (int round = 0; round * 32 < tasks; round += 2)
-    {
-      AccumT aggregate[2];
-      int rank[2], valid[2], owner[2], widest[2];
-      bool active[2];
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-      {
-        const int task = (round + r) * 32 + lane;
-        int shift = 5, start = 0, first_group = 0; // this task's width (as a shift), and where it starts
-#pragma unroll
-        for (int c = 0; c < 5; ++c)
+        const unsigned mask = __ballot_sync(~0u, width_of_mine == (32 >> c));
+        starts[c]           = tasks;
+        first_groups[c]     = groups;
+        if (width_of_mine == (32 >> c))
         {
-          if (task >= starts[c])
+          my_group = groups + __popc(mask & ((1u << lane) - 1u));
+        }
+        groups += __popc(mask);
+        tasks += __popc(mask) * (32 >> c);
+      }
+      if (width_of_mine > 1)
+      {
+        owners[warp][my_group] = static_cast<unsigned char>(lane);
+      }
+      __syncwarp();
+      for (int round = 0; round * 32 < tasks; round += 2)
+      {
+        AccumT aggregate[2];
+        int rank[2], valid[2], owner[2], widest[2];
+        bool active[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+        {
+          const int task = (round + r) * 32 + lane;
+          int shift = 5, start = 0, first_group = 0; // this task's width (as a shift), and where it starts
+#pragma unroll
+          for (int c = 0; c < 5; ++c)
           {
-            shift       = 5 - c;
-            start       = starts[c];
-            first_group = first_groups[c];
+            if (task >= starts[c])
+            {
+              shift       = 5 - c;
+              start       = starts[c];
+              first_group = first_groups[c];
+            }
+          }
+          active[r] = task < tasks;
+          widest[r] = __shfl_sync(~0u, active[r] ? 1 << shift : 1, 0); // lane 0's group is the round's widest
+          rank[r]   = (task - start) & ((1 << shift) - 1);
+          owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> shift)] : 0;
+          const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner[r]);
+          const std::uint64_t s_items = __shfl_sync(~0u, length, owner[r]);
+          const int items             = active[r] ? static_cast<int>(s_items) : 0;
+          const int run               = (items + (1 << shift) - 1) >> shift;
+          const int first             = rank[r] * run;
+          const int last              = first + run < items ? first + run : items;
+          valid[r]                    = run > 0 ? (items + run - 1) / run : 1;
+          aggregate[r] = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+        }
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+        {
+          // Lanes reach only lanes of their own group: `rank + offset < valid <= width`.
+          for (int offset = 1; offset < widest[r]; offset *= 2)
+          {
+            const AccumT other = shuffle_down(aggregate[r], offset, 32);
+            if (rank[r] + offset < valid[r])
+            {
+              aggregate[r] = op(aggregate[r], other);
+            }
+          }
+          if (active[r] && rank[r] == 0)
+          {
+            store_segment(out, group * 32 + owner[r], init.finalize(op, aggregate[r]));
           }
         }
-        active[r] = task < tasks;
-        widest[r] = __shfl_sync(~0u, active[r] ? 1 << shift : 1, 0); // lane 0's group is the round's widest
-        rank[r]   = (task - start) & ((1 << shift) - 1);
-        owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> shift)] : 0;
-        const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner[r]);
-        const std::uint64_t s_items = __shfl_sync(~0u, length, owner[r]);
-        const int items             = active[r] ? static_cast<int>(s_items) : 0;
-        const int run               = (items + (1 << shift) - 1) >> shift;
-        const int first             = rank[r] * run;
-        const int last              = first + run < items ? first + run : items;
-        valid[r]                    = run > 0 ? (items + run - 1) / run : 1;
-        aggregate[r] = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
       }
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-      {
-        // Lanes reach only lanes of their own group: `rank + offset < valid <= width`.
-        for (int offset = 1; offset < widest[r]; offset *= 2)
-        {
-          const AccumT other = shuffle_down(aggregate[r], offset, 32);
-          if (rank[r] + offset < valid[r])
-          {
-            aggregate[r] = op(aggregate[r], other);
-          }
-        }
-        if (active[r] && rank[r] == 0)
-        {
-          store_segment(out, group * 32 + owner[r], init.finalize(op, aggregate[r]));
-        }
-      }
+      __syncwarp(); // `owners` is rewritten by the next group
     }
-    __syncwarp(); // `owners` is rewritten by the next group
 
+    if (rest == 0)
+    {
+      continue; // only small and empty segments in this group
+    }
     // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
     // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,
     // and those past the list's end, are reduced here, one at a time.
