@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The segmented dispatch: validates the arguments, lays out the temporary storage, clears the state the
+//! The segmented dispatch: validates the arguments, lays out the temporary storage, clears the state the two
 //! kernels share and launches them on the caller's stream. Which segment goes where is decided on the device
 //! (see kernels_segmented_reduce.cuh), so nothing waits for the host.
 #pragma once
@@ -86,16 +86,6 @@ struct DispatchSegmentedReduce
   using OffsetT = offset_t<std::common_type_t<value_t<BeginOffsetIteratorT>, value_t<EndOffsetIteratorT>>>;
 
   static constexpr auto warp_kernel  = SegmentedWarpKernel<InputIteratorT,
-                                                          OutputIteratorT,
-                                                          BeginOffsetIteratorT,
-                                                          EndOffsetIteratorT,
-                                                          OffsetT,
-                                                          ReductionOpT,
-                                                          InitT,
-                                                          AccumT,
-                                                          TransformOpT,
-                                                          TuningT>;
-  static constexpr auto list_kernel  = SegmentedListKernel<InputIteratorT,
                                                           OutputIteratorT,
                                                           BeginOffsetIteratorT,
                                                           EndOffsetIteratorT,
@@ -293,33 +283,6 @@ struct DispatchSegmentedReduce
     {
       return error;
     }
-    int list_blocks_per_sm = 0;
-    if (const cudaError_t error = occupancy<list_kernel>(facts.device, shape.block_threads, list_blocks_per_sm);
-        error != cudaSuccess)
-    {
-      return error;
-    }
-    if (const cudaError_t error = launch(list_kernel,
-                                         facts.sms * list_blocks_per_sm,
-                                         shape.block_threads,
-                                         stream,
-                                         may_overlap(facts.arch, hooks),
-                                         in,
-                                         out,
-                                         begins,
-                                         ends,
-                                         op,
-                                         init,
-                                         transform,
-                                         state,
-                                         block_list,
-                                         warp_list,
-                                         large_cap,
-                                         block_cap);
-        error != cudaSuccess)
-    {
-      return error;
-    }
     return launch(block_kernel,
                   block_grid,
                   shape.block_threads,
@@ -334,6 +297,8 @@ struct DispatchSegmentedReduce
                   transform,
                   state,
                   large_list,
+                  block_list,
+                  warp_list,
                   large_cap,
                   block_cap,
                   reinterpret_cast<unsigned*>(base + layout.unit_counts),

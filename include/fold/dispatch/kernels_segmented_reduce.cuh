@@ -5,18 +5,17 @@
 //!
 //! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
 //!   reduces the small ones with groups of lanes and the short warp-sized ones with a warp each, and records the
-//!   rest: a list of the longer warp-sized ones (those past its end it reduces too), a list and the index range of
-//!   block and large segments, and with each large one where its units start.
+//!   rest: a list of the longer warp-sized ones (those past its end it reduces too), the index range of block and
+//!   large segments, and a list of the large ones with where their units start.
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
 //!   without offsets or classes.
-//! - `SegmentedListKernel`, a grid as large as the device holds at once, deals the listed warp segments out over
-//!   all its warps and the listed block segments over all its blocks.
-//! - `SegmentedBlockKernel`, likewise, spreads the units of the listed large segments over all its blocks (the
-//!   block finishing a segment's last unit reduces its partials); if a list overflowed, it takes the recorded
-//!   range in groups of segments instead, giving each block and large segment one block.
+//! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
+//!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
+//!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
+//!   block and large segment one block.
 //!
-//! The classification happens on the device, so nothing is read back to the host: the host launches the three
-//! kernels every call, and the later ones find their work in the state the first one leaves.
+//! The classification happens on the device, so nothing is read back to the host: the host launches both
+//! kernels every call, and each finds its work in the state the first one leaves.
 #pragma once
 
 #include <fold/agent/agent_reduce.cuh>
@@ -383,7 +382,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     {
       continue; // only small and empty segments in this group
     }
-    // Warp segments longer than one warp tile are listed for the list kernel, whose warps share them out over
+    // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
     // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,
     // and those past the list's end, are reduced here, one at a time.
     const unsigned warp_mask            = __ballot_sync(~0u, kind == SegmentClass::warp);
@@ -408,7 +407,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       __syncwarp(); // the warp's storage is reused by the next segment
     }
 
-    // Block and large segments are left to the other kernels: listed, and their range recorded (one atomic per warp
+    // Block and large segments are left to the block kernel: listed, and their range recorded (one atomic per warp
     // for each).
     const unsigned later = __ballot_sync(~0u, kind == SegmentClass::block || kind == SegmentClass::large);
     if (later != 0 && lane == __ffs(later) - 1)
@@ -532,112 +531,6 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   }
 }
 
-//! The listed warp and block segments, dealt out round-robin: a warp segment to each warp of the grid, then a
-//! block segment to each block. A kernel of its own, holding only the warp and block agents, so that five of its
-//! blocks fit on a multiprocessor (four of `SegmentedBlockKernel`, whose partials agent needs more registers), and
-//! more loads are in flight. A warp (block) reads the list entry and offsets of its next segment while it reduces
-//! the current one. Block segments are taken only when both lists held everything (`SegmentedBlockKernel` takes
-//! the recorded range otherwise).
-template <typename InputIteratorT,
-          typename OutputIteratorT,
-          typename BeginOffsetIteratorT,
-          typename EndOffsetIteratorT,
-          typename OffsetT,
-          typename ReductionOpT,
-          typename InitT,
-          typename AccumT,
-          typename TransformOpT,
-          typename TuningT>
-FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
-                              5) void SegmentedListKernel(InputIteratorT in,
-                                                          OutputIteratorT out,
-                                                          BeginOffsetIteratorT begins,
-                                                          EndOffsetIteratorT ends,
-                                                          ReductionOpT op,
-                                                          InitT init,
-                                                          TransformOpT transform,
-                                                          const SegmentedState* state,
-                                                          const std::int64_t* block_list,
-                                                          const std::int64_t* warp_list,
-                                                          int large_cap,
-                                                          int block_cap)
-{
-  begin_dependent_kernel();
-  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
-  constexpr int block_threads = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
-  __shared__ union
-  {
-    typename Agents::Block::TempStorage items;
-    typename Agents::Warp::TempStorage warps[block_threads / 32];
-  } storage;
-  const int tid = static_cast<int>(threadIdx.x);
-
-  // Warp segments.
-  const unsigned long long warp_count =
-      state->warps < static_cast<unsigned long long>(block_cap) ? state->warps : block_cap;
-  const unsigned long long warp_stride = static_cast<unsigned long long>(gridDim.x) * (block_threads / 32);
-  {
-    unsigned long long item = static_cast<unsigned long long>(blockIdx.x) * (block_threads / 32) + tid / 32;
-    std::int64_t segment = 0, begin = 0;
-    std::uint64_t length = 0;
-    if (item < warp_count)
-    {
-      segment = warp_list[item];
-      read_segment(begins, ends, segment, begin, length);
-    }
-    for (; item < warp_count; item += warp_stride)
-    {
-      const std::int64_t current = segment, current_begin = begin;
-      const std::uint64_t current_length = length;
-      if (item + warp_stride < warp_count)
-      {
-        segment = warp_list[item + warp_stride];
-        read_segment(begins, ends, segment, begin, length);
-      }
-      const AccumT aggregate = typename Agents::Warp(storage.warps[tid / 32], in + current_begin, op, transform)
-                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(current_length));
-      if (tid % 32 == 0)
-      {
-        store_segment(out, current, init.finalize(op, aggregate));
-      }
-      __syncwarp(); // the warp's storage is reused by the next segment
-    }
-  }
-
-  // Block segments.
-  const std::uint64_t large_count = state->large >> SegmentedState::count_shift;
-  const std::uint64_t block_count = state->blocks;
-  if (large_count > static_cast<std::uint64_t>(large_cap) || block_count > static_cast<std::uint64_t>(block_cap))
-  {
-    return;
-  }
-  __syncthreads(); // the block agent takes the warps' storage
-  std::int64_t segment = 0, begin = 0;
-  std::uint64_t length = 0;
-  if (blockIdx.x < block_count)
-  {
-    segment = block_list[blockIdx.x];
-    read_segment(begins, ends, segment, begin, length);
-  }
-  for (std::uint64_t item = blockIdx.x; item < block_count; item += gridDim.x)
-  {
-    const std::int64_t current = segment, current_begin = begin;
-    const std::uint64_t current_length = length;
-    if (item + gridDim.x < block_count)
-    {
-      segment = block_list[item + gridDim.x];
-      read_segment(begins, ends, segment, begin, length);
-    }
-    const AccumT aggregate = typename Agents::Block(storage.items, in + current_begin, op, transform)
-                                 .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(current_length));
-    if (tid == 0)
-    {
-      store_segment(out, current, init.finalize(op, aggregate));
-    }
-    __syncthreads(); // the storage is reused by the next segment
-  }
-}
-
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename BeginOffsetIteratorT,
@@ -659,6 +552,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                                                   TransformOpT transform,
                                                                                   SegmentedState* state,
                                                                                   const LargeSegment* large_list,
+                                                                                  const std::int64_t* block_list,
+                                                                                  const std::int64_t* warp_list,
                                                                                   int large_cap,
                                                                                   int block_cap,
                                                                                   unsigned* unit_counts,
@@ -673,6 +568,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   {
     typename Agents::Block::TempStorage items;
     typename Agents::Partials::TempStorage partials;
+    typename Agents::Warp::TempStorage warps[block_threads / 32];
   } storage;
   __shared__ std::int64_t picked[block_threads];
   __shared__ int warp_counts[block_threads / 32];
@@ -747,6 +643,40 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     return item;
   };
 
+  // The listed warp segments first, dealt out round-robin over every warp of the grid; a warp reads the list entry
+  // and the offsets of its next segment while it reduces the current one.
+  const unsigned long long warp_count =
+      state->warps < static_cast<unsigned long long>(block_cap) ? state->warps : block_cap;
+  const unsigned long long warp_stride = static_cast<unsigned long long>(gridDim.x) * (block_threads / 32);
+  {
+    unsigned long long item = static_cast<unsigned long long>(blockIdx.x) * (block_threads / 32) + tid / 32;
+    std::int64_t segment = 0, begin = 0;
+    std::uint64_t length = 0;
+    if (item < warp_count)
+    {
+      segment = warp_list[item];
+      read_segment(begins, ends, segment, begin, length);
+    }
+    for (; item < warp_count; item += warp_stride)
+    {
+      const std::int64_t current = segment, current_begin = begin;
+      const std::uint64_t current_length = length;
+      if (item + warp_stride < warp_count)
+      {
+        segment = warp_list[item + warp_stride];
+        read_segment(begins, ends, segment, begin, length);
+      }
+      const AccumT aggregate = typename Agents::Warp(storage.warps[tid / 32], in + current_begin, op, transform)
+                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(current_length));
+      if (tid % 32 == 0)
+      {
+        store_segment(out, current, init.finalize(op, aggregate));
+      }
+      __syncwarp(); // the warp's storage is reused by the next segment
+    }
+  }
+  __syncthreads(); // the agents below share the storage
+
   if (listed)
   {
     // Every unit of the listed large segments, spread over the grid; the block finishing a segment's last unit
@@ -786,6 +716,26 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
         finish(entry.segment, partials + entry.first_unit, units);
       }
       __syncthreads();
+    }
+    // The listed block segments, dealt out round-robin (a shared counter costs a round trip per segment).
+    // The list entry and the offsets of a block's next segment are read while it reduces the current one.
+    std::int64_t segment = 0, begin = 0;
+    std::uint64_t length = 0;
+    if (blockIdx.x < block_count)
+    {
+      segment = block_list[blockIdx.x];
+      read_segment(begins, ends, segment, begin, length);
+    }
+    for (std::uint64_t item = blockIdx.x; item < block_count; item += gridDim.x)
+    {
+      const std::int64_t current = segment, current_begin = begin;
+      const std::uint64_t current_length = length;
+      if (item + gridDim.x < block_count)
+      {
+        segment = block_list[item + gridDim.x];
+        read_segment(begins, ends, segment, begin, length);
+      }
+      reduce_alone(current, current_begin, current_length);
     }
     return;
   }
