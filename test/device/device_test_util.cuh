@@ -74,6 +74,28 @@ struct ForceDispatch
   ForceDispatch& operator=(const ForceDispatch&) = delete;
 };
 
+//! A path and a grid cap to force, for tests that run a call down every path.
+struct PathCase
+{
+  fold::detail::ReducePath path;
+  int max_grid;
+};
+
+//! Random numbers in (-1, 1), none of them zero, `n` of them.
+template <typename T>
+std::vector<T> nonzero_numbers(std::size_t n, std::uint64_t seed)
+{
+  auto values = random_values<T>(n, seed, Values::full_range);
+  for (auto& v : values)
+  {
+    if (to_double(v) == 0)
+    {
+      v = from_double<T>(0.5);
+    }
+  }
+  return values;
+}
+
 //! Unit roundoff of `T`.
 template <typename T>
 double unit_roundoff()

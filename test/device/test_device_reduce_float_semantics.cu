@@ -74,31 +74,12 @@ bool positive_zero(const T& x)
   return fold_test::to_double(x) == 0 && !std::signbit(fold_test::to_double(x));
 }
 
-struct PathCase
-{
-  ReducePath path;
-  int max_grid;
-};
+using fold_test::PathCase;
 const PathCase paths[] = {{ReducePath::automatic, 0},
                           {ReducePath::single_pass, 1},
                           {ReducePath::single_pass, 7},
                           {ReducePath::two_pass, 0},
                           {ReducePath::two_pass, 99}};
-
-//! Random numbers in (-1, 1), none of them zero, `n` of them.
-template <typename T>
-std::vector<T> numbers(std::size_t n, std::uint64_t seed)
-{
-  auto values = fold_test::random_values<T>(n, seed, fold_test::Values::full_range);
-  for (auto& v : values)
-  {
-    if (fold_test::to_double(v) == 0)
-    {
-      v = fold_test::from_double<T>(0.5);
-    }
-  }
-  return values;
-}
 
 const std::size_t sizes[] = {1000, 300'007, 5'000'011};
 } // namespace
@@ -112,7 +93,7 @@ TEMPLATE_TEST_CASE("NaN: Min and Max return the canonical NaN; ArgMin and ArgMax
   using T = TestType;
   for (std::size_t n : sizes)
   {
-    auto values = numbers<T>(n, n);
+    auto values = fold_test::nonzero_numbers<T>(n, n);
     // Two NaNs of different payloads and signs; the first one at `first`.
     const std::size_t first = n / 3, second = n / 2;
     values[first]     = fold_test::from_double<T>(-std::numeric_limits<double>::quiet_NaN());
@@ -155,7 +136,7 @@ TEMPLATE_TEST_CASE("Signed zeros: -0.0 is below +0.0 for Min/ArgMin and Max/ArgM
   for (std::size_t n : sizes)
   {
     // Positive numbers, then zeros of both signs somewhere: the minimum is -0.0 (its first occurrence).
-    std::vector<T> values = numbers<T>(n, n + 1);
+    std::vector<T> values = fold_test::nonzero_numbers<T>(n, n + 1);
     for (auto& v : values)
     {
       v = fold_test::from_double<T>(std::fabs(fold_test::to_double(v)));
@@ -200,7 +181,7 @@ TEMPLATE_TEST_CASE("Infinities: Min/Max find them, Sum of +inf and -inf is NaN, 
   const double inf = std::numeric_limits<double>::infinity();
   for (std::size_t n : sizes)
   {
-    auto values        = numbers<T>(n, n + 2);
+    auto values        = fold_test::nonzero_numbers<T>(n, n + 2);
     values[n / 4]      = fold_test::from_double<T>(inf);
     values[n / 3]      = fold_test::from_double<T>(-inf);
     values[n / 2]      = fold_test::from_double<T>(inf);

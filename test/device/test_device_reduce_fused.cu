@@ -128,32 +128,13 @@ int var_mean_tile_items()
       tile_items<fold::detail::MergeMoments, T, fold::detail::Moments<fold::detail::moments_accum_t<T>>>();
 }
 
-struct PathCase
-{
-  ReducePath path;
-  int max_grid;
-};
+using fold_test::PathCase;
 const PathCase paths[] = {{ReducePath::automatic, 0},
                           {ReducePath::single_tile, 0},
                           {ReducePath::single_pass, 1},
                           {ReducePath::single_pass, 7},
                           {ReducePath::two_pass, 0},
                           {ReducePath::two_pass, 99}};
-
-//! Random numbers in (-1, 1), none of them zero.
-template <typename T>
-std::vector<T> numbers(std::size_t n, std::uint64_t seed)
-{
-  auto values = fold_test::random_values<T>(n, seed, fold_test::Values::full_range);
-  for (auto& v : values)
-  {
-    if (fold_test::to_double(v) == 0)
-    {
-      v = fold_test::from_double<T>(0.5);
-    }
-  }
-  return values;
-}
 
 template <typename T>
 bool is_nan(const T& x)
@@ -292,13 +273,13 @@ TEMPLATE_TEST_CASE("MinMax and ArgMinMax: NaN, signed zeros and ties on every pa
   {
     const int count = static_cast<int>(n);
     // Ties: two copies of each extreme (the maximum an infinity); the first copy is the one found.
-    auto values                = numbers<T>(n, n);
+    auto values                = fold_test::nonzero_numbers<T>(n, n);
     const std::size_t first_hi = n / 7, second_hi = n - 2, first_lo = n / 3, second_lo = n - 1;
     values[first_hi] = values[second_hi] = pos_inf;
     values[first_lo] = values[second_lo] = fold_test::from_double<T>(-2.0);
     DeviceBuffer<T> d_ties(values);
     // Signed zeros among positive numbers (the minimum is the first -0.0) ...
-    auto zeros = numbers<T>(n, n + 1);
+    auto zeros = fold_test::nonzero_numbers<T>(n, n + 1);
     for (auto& v : zeros)
     {
       v = fold_test::from_double<T>(std::fabs(fold_test::to_double(v)));
@@ -309,7 +290,7 @@ TEMPLATE_TEST_CASE("MinMax and ArgMinMax: NaN, signed zeros and ties on every pa
     zeros[n - 3]    = fold_test::from_double<T>(-0.0);
     DeviceBuffer<T> d_zeros(zeros);
     // ... and two NaNs of different signs: both extremes are the canonical NaN, at the first NaN's index.
-    auto nans                   = numbers<T>(n, n + 2);
+    auto nans                   = fold_test::nonzero_numbers<T>(n, n + 2);
     const std::size_t first_nan = n / 4;
     nans[first_nan]             = fold_test::from_double<T>(-std::numeric_limits<double>::quiet_NaN());
     nans[n / 2 + 1]             = nan;
@@ -455,9 +436,9 @@ TEMPLATE_TEST_CASE("VarMean: empty input, n <= correction, NaN and infinity",
   // A NaN anywhere makes both NaN; an infinity makes the variance NaN. On every path.
   for (std::size_t n : {std::size_t{1000}, std::size_t{3'000'017}})
   {
-    auto values   = numbers<T>(n, n + 11);
+    auto values   = fold_test::nonzero_numbers<T>(n, n + 11);
     values[n / 3] = cuda::std::numeric_limits<T>::quiet_NaN();
-    auto infs     = numbers<T>(n, n + 12);
+    auto infs     = fold_test::nonzero_numbers<T>(n, n + 12);
     infs[n / 2]   = cuda::std::numeric_limits<T>::infinity();
     for (const PathCase& c : paths)
     {
@@ -524,7 +505,7 @@ TEMPLATE_TEST_CASE("VarMean is bitwise identical at every grid size, wave count,
 TEST_CASE("MinMax, ArgMinMax and VarMean in one call give the two-call results", "[device][fused][one-call]")
 {
   const std::size_t n = 1'000'003;
-  const auto values   = numbers<float>(n, 77);
+  const auto values   = fold_test::nonzero_numbers<float>(n, 77);
   DeviceBuffer<float> d_in(values);
   DeviceBuffer<float> out(6);
   DeviceBuffer<std::int64_t> index(2);
@@ -550,7 +531,7 @@ TEST_CASE("MinMax, ArgMinMax and VarMean reject bad arguments before anything is
           "[device][fused][errors]")
 {
   const int n       = 3 << 20;
-  const auto values = numbers<float>(n, 5);
+  const auto values = fold_test::nonzero_numbers<float>(n, 5);
   DeviceBuffer<float> d_in(values);
   DeviceBuffer<float> out(4);
   DeviceBuffer<std::int64_t> index(2);
