@@ -170,6 +170,28 @@ struct SegmentedAgents
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
 };
 
+//! `SegmentClasses::lanes` of a small segment's `items` (1 to 32 x `LaneItems`), without its loop: the fewest lanes,
+//! a power of two, that leave at most `LaneItems` items to each.
+template <int LaneItems>
+FOLD_DEVICE FOLD_FORCEINLINE int small_lanes(int items)
+{
+  return items <= LaneItems ? 1 : 1 << (32 - __clz((items - 1) / LaneItems));
+}
+
+//! The runs of `run` items that `items` items make (`run` at most `LaneItems`; 1 when there are none): a division
+//! by a constant for each possible `run`, not one by a variable.
+template <int LaneItems>
+FOLD_DEVICE FOLD_FORCEINLINE int runs_of(int items, int run)
+{
+  int runs = 1;
+#pragma unroll
+  for (int k = 1; k <= LaneItems; ++k)
+  {
+    runs = run == k ? (items + k - 1) / k : runs;
+  }
+  return runs;
+}
+
 //! A place in a list for each lane that asks for one, with one atomic on `counter` per warp: the places are
 //! consecutive in lane order. Every lane of the warp calls it.
 FOLD_DEVICE FOLD_FORCEINLINE unsigned long long warp_append(unsigned long long* counter, bool asks)
@@ -289,7 +311,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     // Small segments. A lane folds a run of at most `lane_items` items in index order, and the runs of a group of
     // `lanes(length)` lanes are reduced in lane order: the tree depends only on the length. Segments of one lane
     // fold their own items in place.
-    const int width_of_mine = kind == SegmentClass::small ? sizes.lanes(length) : 0;
+    const int width_of_mine = kind == SegmentClass::small ? small_lanes<sizes.lane_items>(static_cast<int>(length)) : 0;
     if (width_of_mine == 1)
     {
       const AccumT aggregate =
@@ -354,7 +376,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
           const int run               = (items + (1 << shift) - 1) >> shift;
           const int first             = rank[r] * run;
           const int last              = first + run < items ? first + run : items;
-          valid[r]                    = run > 0 ? (items + run - 1) / run : 1;
+          valid[r]                    = runs_of<sizes.lane_items>(items, run);
           aggregate[r] = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
         }
 #pragma unroll
