@@ -389,7 +389,13 @@ void measure(benchmark::State& state, const fold::nccl::Shards& shards)
   state.counters["fold_GBps"]            = bytes / fold_s / 1e9;
   state.counters["fold_peak_frac"]       = bytes / fold_s / 1e9 / (facts.peak_gbps * p);
   state.counters["granule"]              = static_cast<double>(granule);
-  state.counters["same_bits_as_one_gpu"] = same ? 1 : 0;
+  // 1 or 0 where the shards are whole granules (every rank but the last), -1 where one GPU's bits are not promised.
+  bool on_granule = true;
+  for (int r = 0; r + 1 < p; ++r)
+  {
+    on_granule = on_granule && shards.count(r) % granule == 0;
+  }
+  state.counters["same_bits_as_one_gpu"] = on_granule ? (same ? 1 : 0) : -1;
 }
 
 // Weak scaling: range(0) items on every rank.

@@ -240,7 +240,7 @@ for name, label in [("nccl_sum/float", "Weak scaling (items per GPU)"),
             b = bench.get((name, a, G))
             cells.append("-" if not b else "%.1f / %.1f / %.1f / %.1f (%.0f, %s)" % (
                 b["fold_us"], b["cub_nccl_us"], b["allreduce1_us"], b["one_gpu_us"], b["fold_GBps"],
-                "yes" if b["same_bits_as_one_gpu"] else "no"))
+                {1: "yes", 0: "no"}.get(int(b["same_bits_as_one_gpu"]), "n/a")))
         md.append("| %s | %s |" % (log2(a), " | ".join(cells)))
     md.append("")
 diff = [f for (c, t, g), f in sorted(bits.items()) if f["same"] != "yes" or f["fold"] != first_fold[(c, t)]]

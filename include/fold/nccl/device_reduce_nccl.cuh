@@ -23,6 +23,12 @@ namespace nccl
 //! returned (and `ncclGetLastError(comm)` NCCL's own message). No other failure returns this value.
 inline constexpr cudaError_t nccl_error = cudaErrorExternalDevice;
 
+//! The rank a result is left on, for the calls that leave it on one rank only.
+struct Root
+{
+  int rank;
+};
+
 namespace detail
 {
 inline ncclResult_t& last_result_slot()
@@ -31,11 +37,19 @@ inline ncclResult_t& last_result_slot()
   return result;
 }
 
-//! `result` as a `cudaError_t`, kept for `last_result()`. `ncclInProgress` (a non-blocking communicator's
-//! operation, queued) is a success.
-inline cudaError_t check(ncclResult_t result)
+//! `result` as a `cudaError_t`, kept for `last_result()`. A non-blocking communicator's `ncclInProgress` is waited
+//! out on the host (`ncclCommGetAsyncError` until it reports the operation queued or failed): NCCL forbids
+//! queueing other work on its stream before then, and fold queues its next kernel at once.
+inline cudaError_t check(ncclResult_t result, ncclComm_t comm)
 {
-  if (result == ncclSuccess || result == ncclInProgress)
+  while (result == ncclInProgress && comm != nullptr)
+  {
+    if (ncclCommGetAsyncError(comm, &result) != ncclSuccess)
+    {
+      result = ncclInternalError;
+    }
+  }
+  if (result == ncclSuccess)
   {
     return cudaSuccess;
   }
@@ -56,11 +70,11 @@ public:
     {
       return cudaErrorInvalidValue;
     }
-    if (const cudaError_t error = check(ncclCommUserRank(comm, &rank_)); error != cudaSuccess)
+    if (const cudaError_t error = check(ncclCommUserRank(comm, &rank_), comm); error != cudaSuccess)
     {
       return error;
     }
-    return check(ncclCommCount(comm, &ranks_));
+    return check(ncclCommCount(comm, &ranks_), comm);
   }
 
   int rank() const { return rank_; }
@@ -69,13 +83,13 @@ public:
   cudaError_t all_gather(void* buffer, std::size_t bytes, cudaStream_t stream)
   {
     char* base = static_cast<char*>(buffer);
-    return check(ncclAllGather(base + rank_ * bytes, base, bytes, ncclUint8, comm_, stream));
+    return check(ncclAllGather(base + rank_ * bytes, base, bytes, ncclUint8, comm_, stream), comm_);
   }
 
   cudaError_t gather(void* buffer, const fold::detail::ShardedSpans& spans, int root, cudaStream_t stream)
   {
     char* base = static_cast<char*>(buffer);
-    if (const cudaError_t error = check(ncclGroupStart()); error != cudaSuccess)
+    if (const cudaError_t error = check(ncclGroupStart(), comm_); error != cudaSuccess)
     {
       return error;
     }
@@ -95,7 +109,7 @@ public:
       result = ncclSend(base + spans.offset(rank_), spans.bytes(rank_), ncclUint8, root, comm_, stream);
     }
     const ncclResult_t ended = ncclGroupEnd(); // always closes the group it opened
-    return check(result != ncclSuccess ? result : ended);
+    return check(result != ncclSuccess ? result : ended, comm_);
   }
 
 private:
@@ -126,12 +140,6 @@ inline ncclResult_t last_result()
 {
   return detail::last_result_slot();
 }
-
-//! The rank a result is left on, for the calls that leave it on one rank only.
-struct Root
-{
-  int rank;
-};
 
 //! The shards of an array of which this rank holds `num_items_local` items, learned from every rank of `comm`
 //! (an `ncclAllGather` of the counts). Unlike the reductions, this call allocates (8 bytes per rank, on `stream`)
@@ -198,10 +206,15 @@ inline cudaError_t exchange_counts(std::int64_t num_items_local, Shards& shards,
 //!   types and option, on a stream of its own device. The result is written to `d_out` on every rank; the overloads
 //!   taking a `Root` write it on that rank only (the others' outputs may be null and are not touched).
 //! - CUB's two calls: with `d_temp_storage == nullptr` only the size of the temporary storage is written (a
-//!   function of the types, the shards, the rank and the device; no NCCL call is made). The run queues everything on
-//!   `stream`: two kernels and one NCCL collective (an `ncclAllGather`, or `ncclSend`/`ncclRecv` to the root), plus
-//!   one copy per rank when some rank but the last has fewer partials than another. Nothing synchronises with the
-//!   host, nothing is allocated, and the call may be captured into a CUDA graph where NCCL allows.
+//!   function of the types, the shards, the rank and the device; `comm` is asked its rank and size, no collective
+//!   runs). The run queues everything on `stream`: pass 1 (one kernel, two for an exact reduction of a large
+//!   shard), one NCCL collective (an `ncclAllGather`, or `ncclSend`/`ncclRecv` to the root), plus one copy per rank
+//!   when some rank but the last has fewer partials than another, and pass 2. Nothing is allocated, nothing
+//!   synchronises with the host, except that with a non-blocking communicator the call waits on the host until NCCL
+//!   has queued its collective (NCCL forbids other work on the stream before), and the call may be captured into a
+//!   CUDA graph where NCCL allows.
+//! - One host thread (or process) per rank, and never inside `ncclGroupStart`/`ncclGroupEnd`: inside a group NCCL
+//!   queues the collective only at the group's end, after pass 2 has already read the partials.
 //! - Order: as `fold::DeviceReduce`, the whole array's index order for an operator not declared commutative.
 //!   ArgMin/ArgMax return indices into the whole array (`int64_t`): a rank's item `i` is item `shards.offset(rank) +
 //!   i`.
@@ -209,7 +222,9 @@ inline cudaError_t exchange_counts(std::int64_t num_items_local, Shards& shards,
 //!   gives the bits of `fold::DeviceReduce` on one GPU for any shards. An inexact one (floating-point sums, user
 //!   operators) gives them whenever every rank but the last holds a multiple of `Granule` items (`Shards::even`
 //!   with that granule makes such shards); for other shards the bits depend on the shards, and only on them
-//!   (docs/semantics.md, "Across GPUs"). Ranks must run the same architecture, or pass `fold::gpu_to_gpu`.
+//!   (docs/semantics.md, "Across GPUs"). Every rank must run the same architecture (or pass `fold::gpu_to_gpu`)
+//!   and pass equal shards: otherwise the ranks' plans, and so their collectives, differ in size, which NCCL leaves
+//!   undefined (a hang, or corrupted results).
 //! - Return values: `cudaSuccess`; `cudaErrorInvalidValue` (nothing queued, nothing written) for a null `comm`,
 //!   invalid `shards`, shards of another number of ranks than `comm`, a `Root` that is no rank, a null `d_in` on a
 //!   rank with items, a null output where the result is written, or too little temporary storage; `nccl_error` when
@@ -237,17 +252,17 @@ struct DeviceReduce
                             cudaStream_t stream,
                             OptionT option = {})
   {
-    return Reduce(d_temp_storage,
-                  temp_storage_bytes,
-                  d_in,
-                  d_out,
-                  shards,
-                  reduction_op,
-                  init,
-                  Root{fold::detail::every_rank},
-                  comm,
-                  stream,
-                  option);
+    return ReduceTo(d_temp_storage,
+                    temp_storage_bytes,
+                    d_in,
+                    d_out,
+                    shards,
+                    reduction_op,
+                    init,
+                    fold::detail::every_rank,
+                    comm,
+                    stream,
+                    option);
   }
 
   //! `Reduce`, the result on `root.rank` only.
@@ -268,21 +283,12 @@ struct DeviceReduce
                             cudaStream_t stream,
                             OptionT option = {})
   {
-    return detail::with_exchange(comm,
-                                 [&](detail::NcclExchange& exchange)
-                                 {
-                                   return detail::Sharded::Reduce(d_temp_storage,
-                                                                  temp_storage_bytes,
-                                                                  d_in,
-                                                                  d_out,
-                                                                  shards,
-                                                                  root.rank,
-                                                                  reduction_op,
-                                                                  init,
-                                                                  exchange,
-                                                                  stream,
-                                                                  option);
-                                 });
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
+    return ReduceTo(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, shards, reduction_op, init, root.rank, comm, stream, option);
   }
 
   //! The sum over the whole array, to `*d_out` on every rank; as `fold::DeviceReduce::Sum`.
@@ -296,8 +302,8 @@ struct DeviceReduce
                          cudaStream_t stream,
                          OptionT option = {})
   {
-    return Sum(
-        d_temp_storage, temp_storage_bytes, d_in, d_out, shards, Root{fold::detail::every_rank}, comm, stream, option);
+    return SumTo(
+        d_temp_storage, temp_storage_bytes, d_in, d_out, shards, fold::detail::every_rank, comm, stream, option);
   }
 
   //! `Sum`, the result on `root.rank` only.
@@ -312,13 +318,11 @@ struct DeviceReduce
                          cudaStream_t stream,
                          OptionT option = {})
   {
-    return detail::with_exchange(
-        comm,
-        [&](detail::NcclExchange& exchange)
-        {
-          return detail::Sharded::Sum(
-              d_temp_storage, temp_storage_bytes, d_in, d_out, shards, root.rank, exchange, stream, option);
-        });
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
+    return SumTo(d_temp_storage, temp_storage_bytes, d_in, d_out, shards, root.rank, comm, stream, option);
   }
 
   //! The smallest item of the whole array, to `*d_out` on every rank; as `fold::DeviceReduce::Min`.
@@ -348,6 +352,10 @@ struct DeviceReduce
                          cudaStream_t stream,
                          OptionT option = {})
   {
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
     return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, shards, root.rank, comm, stream, option);
   }
 
@@ -378,6 +386,10 @@ struct DeviceReduce
                          cudaStream_t stream,
                          OptionT option = {})
   {
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
     return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, shards, root.rank, comm, stream, option);
   }
 
@@ -425,6 +437,10 @@ struct DeviceReduce
                             cudaStream_t stream,
                             OptionT option = {})
   {
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
     return ArgExtremum<false>(
         d_temp_storage, temp_storage_bytes, d_in, d_min_out, d_index_out, shards, root.rank, comm, stream, option);
   }
@@ -473,6 +489,10 @@ struct DeviceReduce
                             cudaStream_t stream,
                             OptionT option = {})
   {
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
     return ArgExtremum<true>(
         d_temp_storage, temp_storage_bytes, d_in, d_max_out, d_index_out, shards, root.rank, comm, stream, option);
   }
@@ -497,18 +517,18 @@ struct DeviceReduce
                                      cudaStream_t stream,
                                      OptionT option = {})
   {
-    return TransformReduce(d_temp_storage,
-                           temp_storage_bytes,
-                           d_in,
-                           d_out,
-                           shards,
-                           reduction_op,
-                           transform_op,
-                           init,
-                           Root{fold::detail::every_rank},
-                           comm,
-                           stream,
-                           option);
+    return TransformReduceTo(d_temp_storage,
+                             temp_storage_bytes,
+                             d_in,
+                             d_out,
+                             shards,
+                             reduction_op,
+                             transform_op,
+                             init,
+                             fold::detail::every_rank,
+                             comm,
+                             stream,
+                             option);
   }
 
   //! `TransformReduce`, the result on `root.rank` only.
@@ -531,22 +551,22 @@ struct DeviceReduce
                                      cudaStream_t stream,
                                      OptionT option = {})
   {
-    return detail::with_exchange(comm,
-                                 [&](detail::NcclExchange& exchange)
-                                 {
-                                   return detail::Sharded::TransformReduce(d_temp_storage,
-                                                                           temp_storage_bytes,
-                                                                           d_in,
-                                                                           d_out,
-                                                                           shards,
-                                                                           root.rank,
-                                                                           reduction_op,
-                                                                           transform_op,
-                                                                           init,
-                                                                           exchange,
-                                                                           stream,
-                                                                           option);
-                                 });
+    if (root.rank < 0)
+    {
+      return cudaErrorInvalidValue;
+    }
+    return TransformReduceTo(d_temp_storage,
+                             temp_storage_bytes,
+                             d_in,
+                             d_out,
+                             shards,
+                             reduction_op,
+                             transform_op,
+                             init,
+                             root.rank,
+                             comm,
+                             stream,
+                             option);
   }
 
   //! The granule of `Reduce(…, reduction_op, init …)` over `total_items` items read through `InputIteratorT`, `T`
@@ -566,6 +586,94 @@ struct DeviceReduce
   }
 
 private:
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename T,
+            typename OptionT = run_to_run_t>
+  static cudaError_t ReduceTo(void* d_temp_storage,
+                              std::size_t& temp_storage_bytes,
+                              InputIteratorT d_in,
+                              OutputIteratorT d_out,
+                              const Shards& shards,
+                              ReductionOpT reduction_op,
+                              T init,
+                              int root,
+                              ncclComm_t comm,
+                              cudaStream_t stream,
+                              OptionT option)
+  {
+    return detail::with_exchange(comm,
+                                 [&](detail::NcclExchange& exchange)
+                                 {
+                                   return detail::Sharded::Reduce(d_temp_storage,
+                                                                  temp_storage_bytes,
+                                                                  d_in,
+                                                                  d_out,
+                                                                  shards,
+                                                                  root,
+                                                                  reduction_op,
+                                                                  init,
+                                                                  exchange,
+                                                                  stream,
+                                                                  option);
+                                 });
+  }
+  template <typename InputIteratorT, typename OutputIteratorT, typename OptionT = run_to_run_t>
+  static cudaError_t SumTo(void* d_temp_storage,
+                           std::size_t& temp_storage_bytes,
+                           InputIteratorT d_in,
+                           OutputIteratorT d_out,
+                           const Shards& shards,
+                           int root,
+                           ncclComm_t comm,
+                           cudaStream_t stream,
+                           OptionT option)
+  {
+    return detail::with_exchange(
+        comm,
+        [&](detail::NcclExchange& exchange)
+        {
+          return detail::Sharded::Sum(
+              d_temp_storage, temp_storage_bytes, d_in, d_out, shards, root, exchange, stream, option);
+        });
+  }
+  template <typename InputIteratorT,
+            typename OutputIteratorT,
+            typename ReductionOpT,
+            typename TransformOpT,
+            typename T,
+            typename OptionT = run_to_run_t>
+  static cudaError_t TransformReduceTo(void* d_temp_storage,
+                                       std::size_t& temp_storage_bytes,
+                                       InputIteratorT d_in,
+                                       OutputIteratorT d_out,
+                                       const Shards& shards,
+                                       ReductionOpT reduction_op,
+                                       TransformOpT transform_op,
+                                       T init,
+                                       int root,
+                                       ncclComm_t comm,
+                                       cudaStream_t stream,
+                                       OptionT option)
+  {
+    return detail::with_exchange(comm,
+                                 [&](detail::NcclExchange& exchange)
+                                 {
+                                   return detail::Sharded::TransformReduce(d_temp_storage,
+                                                                           temp_storage_bytes,
+                                                                           d_in,
+                                                                           d_out,
+                                                                           shards,
+                                                                           root,
+                                                                           reduction_op,
+                                                                           transform_op,
+                                                                           init,
+                                                                           exchange,
+                                                                           stream,
+                                                                           option);
+                                 });
+  }
   template <bool ForMax, typename InputIteratorT, typename OutputIteratorT, typename OptionT>
   static cudaError_t Extremum(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
