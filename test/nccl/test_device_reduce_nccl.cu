@@ -347,6 +347,13 @@ TEST_CASE("nccl: the result on a root only; shards from each rank's count; error
   REQUIRE(fold::nccl::DeviceReduce::Sum(nullptr, bytes, in[0], out[0], shards, nullptr, 0) == cudaErrorInvalidValue);
   REQUIRE(fold::nccl::DeviceReduce::Sum(nullptr, bytes, in[0], out[0], Shards::even(n, ranks() + 1), comms[0], 0) ==
           cudaErrorInvalidValue);
+  // A root that is no rank: past the last, or negative (-1 included, which fold uses inside for "every rank").
+  for (int bad : {ranks(), -1, -2})
+  {
+    INFO("root " << bad);
+    REQUIRE(fold::nccl::DeviceReduce::Sum(nullptr, bytes, in[0], out[0], shards, fold::nccl::Root{bad}, comms[0], 0) ==
+            cudaErrorInvalidValue);
+  }
 }
 
 int main(int argc, char** argv)
