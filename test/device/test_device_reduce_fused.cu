@@ -433,6 +433,17 @@ TEMPLATE_TEST_CASE("VarMean: empty input, n <= correction, NaN and infinity",
   CHECK(run({one, two}, 3.0).var == std::numeric_limits<A>::infinity());
   CHECK(std::isnan(run({two, two}, 2.0).var));
   CHECK(run({one, two}, 1.5).var == A(1)); // 0.5 / 0.5
+  // An infinity that the merge meets last (the last item of the last busy thread) still makes the variance NaN:
+  // its M2 alone is +inf, or 0 for one item (review of 2026-11-24).
+  const T inf = cuda::std::numeric_limits<T>::infinity();
+  CHECK(std::isnan(run({inf}, 0.0).var));
+  CHECK(std::isnan(run({one, inf}, 1.0).var));
+  CHECK(std::isnan(run({one, inf, two}, 1.0).var));
+  {
+    auto last   = fold_test::nonzero_numbers<T>(static_cast<std::size_t>(var_mean_tile_items<T>()), 13);
+    last.back() = inf;
+    CHECK(std::isnan(run(last, 1.0).var));
+  }
   // A NaN anywhere makes both NaN; an infinity makes the variance NaN. On every path.
   for (std::size_t n : {std::size_t{1000}, std::size_t{3'000'017}})
   {

@@ -181,6 +181,9 @@ struct ToMoments
 
 //! VarMean's outputs: `M2 / max(n - correction, 0)` to `var`, the mean to `mean` (NaN when `n` is 0), each
 //! converted to its output's value type. A divisor of 0 gives NaN for `M2 == 0` and +inf otherwise, as in torch.
+//! A mean that is not finite (an infinity or a NaN among the items) gives a NaN variance: where the merge met the
+//! infinity last, its M2 is +inf or 0, not NaN. The divisor is computed in double, exact for any count a float
+//! divisor would round.
 template <typename VarOutputIteratorT, typename MeanOutputIteratorT>
 struct VarMeanOutput
 {
@@ -195,10 +198,10 @@ template <typename VarOutputIteratorT, typename MeanOutputIteratorT, typename Ac
 FOLD_DEVICE FOLD_FORCEINLINE void store_result(VarMeanOutput<VarOutputIteratorT, MeanOutputIteratorT> out,
                                                const Moments<AccT>& moments)
 {
-  const AccT n          = static_cast<AccT>(moments.count);
-  const AccT correction = static_cast<AccT>(out.correction);
-  const AccT divisor    = n > correction ? n - correction : AccT{0};
-  store_result(out.var, moments.m2 / divisor);
+  const double n       = static_cast<double>(moments.count);
+  const double divisor = n > out.correction ? n - out.correction : 0.0;
+  const bool finite    = moments.mean - moments.mean == AccT{0}; // false for an infinity or a NaN
+  store_result(out.var, finite ? moments.m2 / static_cast<AccT>(divisor) : quiet_nan<AccT>());
   store_result(out.mean, moments.count > 0 ? moments.mean : quiet_nan<AccT>());
 }
 

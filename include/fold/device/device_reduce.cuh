@@ -1024,25 +1024,33 @@ private:
   {
     using InputT          = detail::value_t<InputIteratorT>;
     constexpr bool packed = (detail::PackedArgReduction<InputT, ForMax>::applies && ...);
-    if constexpr (packed)
+    if constexpr (packed && sizeof(NumItemsT) <= 4)
     {
-      if (sizeof(NumItemsT) <= 4 ||
-          num_items <= static_cast<NumItemsT>(detail::PackedArgReduction<InputT, true>::max_items))
-      {
-        return PackedArgReduce<ForMax...>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, out...);
-      }
+      // A 32-bit count always fits the packed pairs: the (int64 index, value) kernels are not even instantiated.
+      return PackedArgReduce<ForMax...>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, out...);
     }
-    using PairT = detail::fused_t<typename detail::ExtremumReduction<InputT, ForMax>::PairT...>;
-    return detail::reduce<PairT, detail::tuning_t<OptionT>>(
-        d_temp_storage,
-        temp_storage_bytes,
-        d_in,
-        detail::fuse(out...),
-        num_items,
-        detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ArgOp{}...),
-        detail::EmptyResult<PairT>{detail::fuse(detail::ExtremumReduction<InputT, ForMax>::empty_pair()...)},
-        detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ToPair{}...),
-        stream);
+    else
+    {
+      if constexpr (packed)
+      {
+        if (num_items <= static_cast<NumItemsT>(detail::PackedArgReduction<InputT, true>::max_items))
+        {
+          return PackedArgReduce<ForMax...>(
+              d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, out...);
+        }
+      }
+      using PairT = detail::fused_t<typename detail::ExtremumReduction<InputT, ForMax>::PairT...>;
+      return detail::reduce<PairT, detail::tuning_t<OptionT>>(
+          d_temp_storage,
+          temp_storage_bytes,
+          d_in,
+          detail::fuse(out...),
+          num_items,
+          detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ArgOp{}...),
+          detail::EmptyResult<PairT>{detail::fuse(detail::ExtremumReduction<InputT, ForMax>::empty_pair()...)},
+          detail::fuse(typename detail::ExtremumReduction<InputT, ForMax>::ToPair{}...),
+          stream);
+    }
   }
 
   // ArgReduce over packed pairs: instantiated only for values that pack. Rejects a negative count.
