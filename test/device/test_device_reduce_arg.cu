@@ -2,7 +2,8 @@
 // DeviceReduce::ArgMin and ::ArgMax over every type at every size class: the extremum and the index of its
 // first occurrence (ties everywhere with few distinct values) against a host reference and cub's two-output
 // ArgMin/ArgMax; identity and index -1 for empty input. The single-output forms of CUB 3.0.1 (deprecated there and
-// here) against the host and cub's own.
+// here) against the host and cub's own. 1- and 2-byte items in arrangements that make every tile's winner search
+// count (fold/detail/tile_fold.cuh): ramps, plateaus, planted extremes, signed zeros and NaNs, aligned or not.
 #include <fold/device/device_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -10,7 +11,9 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace
@@ -73,14 +76,15 @@ ArgResult<T> host_arg(const std::vector<T>& values)
   return best;
 }
 
-//! The tile of ArgMin/ArgMax over `T`: that of the packed pairs' `Max` where they apply (inputs of up to 2^32
-//! items, as here), of the (int64 index, value) pairs otherwise.
+//! The tile of ArgMin/ArgMax over `T`: that of the packed pairs where they apply (inputs of up to 2^32 items, as
+//! here), of the (int64 index, value) pairs otherwise.
 template <typename T>
 int arg_tile_items()
 {
   if constexpr (fold::detail::PackedArgReduction<T, true>::applies)
   {
-    return fold_test::tile_items<fold::Max, T, typename fold::detail::PackedArgReduction<T, true>::PackedPair>();
+    using Packed = fold::detail::PackedArgReduction<T, true>;
+    return fold_test::tile_items<typename Packed::Op, T, typename Packed::PackedPair>();
   }
   else
   {
@@ -115,6 +119,116 @@ void check_arg()
       CHECK(fold_test::same_bits(cub.value, expected.value));
       CHECK(cub.index == expected.index);
     }
+  }
+}
+
+//! The first item that comes first in fold's order (`fold::detail::max_before` with `ForMax`, `min_before`
+//! otherwise: NaN first in both, +0.0 above -0.0), as ArgMin/ArgMax define it.
+template <bool ForMax, typename T>
+ArgResult<T> host_arg_in_order(const std::vector<T>& values)
+{
+  ArgResult<T> best{values.front(), 0};
+  for (std::size_t i = 1; i < values.size(); ++i)
+  {
+    const bool before =
+        ForMax ? fold::detail::max_before(values[i], best.value) : fold::detail::min_before(values[i], best.value);
+    if (before)
+    {
+      best = {values[i], static_cast<std::int64_t>(i)};
+    }
+  }
+  return best;
+}
+
+//! Arrangements of 1- and 2-byte items that exercise the winner-first tile fold.
+enum class Arrangement
+{
+  ramp_up,   //!< non-decreasing steps: the maximum first appears inside a late tile, the minimum at 0
+  ramp_down, //!< the reverse
+  plateau,   //!< one value everywhere: index 0 for both
+  planted,   //!< few values, with each extreme planted twice at random places (the first must win)
+  zeros,     //!< 16-bit floats: negative numbers with -0.0 and +0.0 planted (ArgMax: the first +0.0)
+  nans,      //!< 16-bit floats: NaNs of both signs planted (both: the first NaN)
+};
+
+template <typename T>
+std::vector<T> arranged(Arrangement a, std::size_t n, std::uint64_t seed)
+{
+  fold_test::Random random{seed};
+  const double lo = fold::is_floating_v<T> ? -1000.0 : static_cast<double>(std::numeric_limits<T>::lowest());
+  const double hi = fold::is_floating_v<T> ? 1000.0 : static_cast<double>(std::numeric_limits<T>::max());
+  std::vector<T> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const double step = std::floor(static_cast<double>(i) * 97.0 / static_cast<double>(n)); // 97 steps
+    switch (a)
+    {
+    case Arrangement::ramp_up:
+      values[i] = fold_test::from_double<T>(lo + step * (hi - lo) / 96.0);
+      break;
+    case Arrangement::ramp_down:
+      values[i] = fold_test::from_double<T>(hi - step * (hi - lo) / 96.0);
+      break;
+    case Arrangement::plateau:
+      values[i] = fold_test::from_double<T>(std::round((lo + hi) / 4));
+      break;
+    case Arrangement::planted:
+      values[i] = fold_test::from_double<T>(static_cast<double>(random.between(10, 13)));
+      break;
+    case Arrangement::zeros:
+    case Arrangement::nans:
+      values[i] = fold_test::from_double<T>(-static_cast<double>(random.between(1, 9)) / 8.0);
+      break;
+    }
+  }
+  auto plant = [&](double v)
+  {
+    const auto i = static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(n) - 1));
+    values[i]    = fold_test::from_double<T>(v);
+  };
+  if (a == Arrangement::planted)
+  {
+    for (int copy = 0; copy < 2; ++copy)
+    {
+      plant(20.0);
+      plant(3.0);
+    }
+  }
+  if constexpr (fold::is_floating_v<T>)
+  {
+    if (a == Arrangement::zeros)
+    {
+      for (int copy = 0; copy < 3; ++copy)
+      {
+        plant(-0.0);
+        plant(0.0);
+      }
+    }
+    if (a == Arrangement::nans)
+    {
+      plant(-std::numeric_limits<double>::quiet_NaN());
+      plant(std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  return values;
+}
+
+template <bool ForMax, typename T>
+void check_arranged(const std::vector<T>& values, const T* d_in)
+{
+  const ArgResult<T> result   = fold_arg < ForMax ? Op::arg_max : Op::arg_min > (d_in, values.size());
+  const ArgResult<T> expected = host_arg_in_order<ForMax>(values);
+  INFO((ForMax ? "ArgMax: " : "ArgMin: ")
+       << "fold " << fold_test::to_double(result.value) << " at " << result.index << ", expected "
+       << fold_test::to_double(expected.value) << " at " << expected.index);
+  CHECK(result.index == expected.index);
+  if (!std::isnan(fold_test::to_double(expected.value)))
+  {
+    CHECK(fold_test::same_bits(result.value, expected.value));
+  }
+  else
+  {
+    CHECK(std::isnan(fold_test::to_double(result.value)));
   }
 }
 
@@ -203,4 +317,42 @@ TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do"
                         fold_test::AllTypes)
 {
   check_arg<Op::arg_max, TestType>();
+}
+
+TEMPLATE_TEST_CASE("ArgMin/ArgMax over 1- and 2-byte items find the first extreme in every arrangement, aligned or not",
+                   "[device][argmin][argmax]",
+                   std::int8_t,
+                   std::uint8_t,
+                   std::int16_t,
+                   std::uint16_t,
+                   __half,
+                   __nv_bfloat16)
+{
+  using T                = TestType;
+  const std::size_t tile = static_cast<std::size_t>(arg_tile_items<T>());
+  std::vector<Arrangement> arrangements{
+      Arrangement::ramp_up, Arrangement::ramp_down, Arrangement::plateau, Arrangement::planted};
+  if constexpr (fold::is_floating_v<T>)
+  {
+    arrangements.push_back(Arrangement::zeros);
+    arrangements.push_back(Arrangement::nans);
+  }
+  for (std::size_t n : {3 * tile + 5, std::size_t{(1 << 20) + 3}, std::size_t{5'000'011}})
+  {
+    for (Arrangement a : arrangements)
+    {
+      for (std::uint64_t seed = 0; seed < 3; ++seed)
+      {
+        INFO("n " << n << ", arrangement " << static_cast<int>(a) << ", seed " << seed);
+        const auto values = arranged<T>(a, n, 31 * n + 7 * static_cast<std::uint64_t>(a) + seed);
+        fold_test::DeviceBuffer<T> d_in(values);
+        check_arranged<false>(values, d_in.get());
+        check_arranged<true>(values, d_in.get());
+        // One item in: no vector loads, items folded one by one, the same result as the host's.
+        const std::vector<T> shifted(values.begin() + 1, values.end());
+        check_arranged<false>(shifted, d_in.get() + 1);
+        check_arranged<true>(shifted, d_in.get() + 1);
+      }
+    }
+  }
 }

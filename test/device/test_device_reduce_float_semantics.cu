@@ -88,7 +88,8 @@ TEMPLATE_TEST_CASE("NaN: Min and Max return the canonical NaN; ArgMin and ArgMax
                    "[device][float-semantics]",
                    float,
                    double,
-                   __half)
+                   __half,
+                   __nv_bfloat16)
 {
   using T = TestType;
   for (std::size_t n : sizes)
@@ -114,7 +115,7 @@ TEMPLATE_TEST_CASE("NaN: Min and Max return the canonical NaN; ArgMin and ArgMax
   }
 }
 
-TEMPLATE_TEST_CASE("All-NaN input", "[device][float-semantics]", float, double, __half)
+TEMPLATE_TEST_CASE("All-NaN input", "[device][float-semantics]", float, double, __half, __nv_bfloat16)
 {
   using T = TestType;
   const std::vector<T> values(70'001, fold_test::from_double<T>(std::numeric_limits<double>::quiet_NaN()));
@@ -130,7 +131,8 @@ TEMPLATE_TEST_CASE("Signed zeros: -0.0 is below +0.0 for Min/ArgMin and Max/ArgM
                    "[device][float-semantics]",
                    float,
                    double,
-                   __half)
+                   __half,
+                   __nv_bfloat16)
 {
   using T = TestType;
   for (std::size_t n : sizes)
@@ -175,7 +177,8 @@ TEMPLATE_TEST_CASE("Infinities: Min/Max find them, Sum of +inf and -inf is NaN, 
                    "[device][float-semantics]",
                    float,
                    double,
-                   __half)
+                   __half,
+                   __nv_bfloat16)
 {
   using T          = TestType;
   const double inf = std::numeric_limits<double>::infinity();

@@ -16,7 +16,9 @@
 //! result does not depend on the input's alignment. Full tiles are loaded whole into registers before they are
 //! folded; the last tile of the range may be partial (whole slots, then the items after the last whole slot,
 //! guarded). The item transform (`(item, global index) -> accumulator`) is applied as the items are loaded.
-//! Each thread meets its items in increasing index order.
+//! Each thread meets its items in increasing index order. Where `detail::TileFold` applies (ArgMin/ArgMax over
+//! 1- and 2-byte items, vector loads, commutative path), a full tile's items are folded at once, winner first
+//! (see detail/tile_fold.cuh); the result is the same.
 //!
 //! The "block" may also be one warp (`AgentScope::warp`, 32 threads): each warp of a block is then an agent of
 //! its own, reducing its own range with WarpReduce (the segmented reductions give small segments a warp each).
@@ -26,6 +28,7 @@
 #include <fold/warp/warp_reduce.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/detail/reduction.cuh>
+#include <fold/detail/tile_fold.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 
@@ -92,6 +95,13 @@ class AgentReduce
   //! Whether a vector's items are summed a 32-bit word at a time (see `sums_bytes_v`).
   static constexpr bool sums_words =
       detail::sums_bytes_v<ReductionOpT, InputT, AccumT, TransformOpT> && VectorItems % 4 == 0;
+
+  //! Whether a thread folds each full tile's items at once (`detail::TileFold`; commutative path, vector loads).
+  using TileFoldT                   = detail::TileFold<ReductionOpT, TransformOpT, InputT>;
+  static constexpr bool folds_tiles = !ordered && TileFoldT::applies && (sizeof(InputT) * VectorItems) % 4 == 0;
+  // The tile shape left out the cap on per-item accumulators for these (see `folds_whole_tiles_v`).
+  static_assert(!detail::folds_whole_tiles_v<ReductionOpT, InputT> || TileFoldT::applies,
+                "AgentReduce: a reduction whose tile is not capped must fold whole tiles (detail::TileFold)");
 
   struct alignas(VectorItems > 1 ? sizeof(InputT) * VectorItems : alignof(InputT)) Vector
   {
@@ -271,22 +281,46 @@ private:
     }
   }
 
-  //! Every slot of the thread in a full tile, all loaded before any is folded. With `First`, `aggregate` starts
-  //! from the thread's first item.
+  //! How many of its slots a thread loads before it folds them: all of them with vector loads; without, at most
+  //! 32 items' worth, since each item then takes a register of its own (64 bytes of int8 items spilled).
+  template <bool Vectorized>
+  FOLD_HOST_DEVICE static constexpr int slots_in_flight()
+  {
+    constexpr int unvectorized = 32 / VectorItems < 1 ? 1 : 32 / VectorItems;
+    return Vectorized || unvectorized >= vectors ? vectors : unvectorized;
+  }
+
+  //! Every slot of the thread in a full tile, all loaded before any is folded (see `slots_in_flight`). With
+  //! `First`, `aggregate` starts from the thread's first item.
   template <bool First, bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeFullTile(OffsetT tile_base, AccumT& aggregate)
   {
-    const int tid = thread_rank();
-    Vector loaded[vectors];
+    const int tid           = thread_rank();
+    constexpr int in_flight = slots_in_flight<Vectorized>();
+    static_assert(vectors % in_flight == 0, "AgentReduce: slots are loaded in equal groups");
 #pragma unroll
-    for (int v = 0; v < vectors; ++v)
+    for (int group = 0; group < vectors; group += in_flight)
     {
-      loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, v));
-    }
+      Vector loaded[in_flight];
 #pragma unroll
-    for (int v = 0; v < vectors; ++v)
-    {
-      FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot_of(tid, v) * VectorItems), v == 0);
+      for (int v = 0; v < in_flight; ++v)
+      {
+        loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
+      }
+      if constexpr (Vectorized && folds_tiles)
+      {
+        TileFoldT::template fold<First, BlockThreads * VectorItems>(
+            aggregate, transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
+      }
+      else
+      {
+#pragma unroll
+        for (int v = 0; v < in_flight; ++v)
+        {
+          const int slot = slot_of(tid, group + v);
+          FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot * VectorItems), group + v == 0);
+        }
+      }
     }
   }
 
@@ -305,21 +339,27 @@ private:
     if (whole_slots > 0)
     {
       // Every load is issued, the slots past the last whole one clamped to it (a line already being read), so
-      // that they are all in flight together as in a full tile; only the thread's own whole slots are folded.
-      Vector loaded[vectors];
+      // that they are in flight together as in a full tile; only the thread's own whole slots are folded.
+      constexpr int in_flight = slots_in_flight<Vectorized>();
 #pragma unroll
-      for (int v = 0; v < vectors; ++v)
+      for (int group = 0; group < vectors; group += in_flight)
       {
-        const int slot = slot_of(tid, v);
-        loaded[v]      = LoadSlot<Vectorized>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
-      }
+        Vector loaded[in_flight];
 #pragma unroll
-      for (int v = 0; v < vectors; ++v)
-      {
-        if (slot_of(tid, v) < whole_slots)
+        for (int v = 0; v < in_flight; ++v)
         {
-          FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot_of(tid, v) * VectorItems), first);
-          first = false;
+          const int slot = slot_of(tid, group + v);
+          loaded[v]      = LoadSlot<Vectorized>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
+        }
+#pragma unroll
+        for (int v = 0; v < in_flight; ++v)
+        {
+          const int slot = slot_of(tid, group + v);
+          if (slot < whole_slots)
+          {
+            FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot * VectorItems), first);
+            first = false;
+          }
         }
       }
     }

@@ -212,6 +212,9 @@ struct is_commutative<detail::PackedArgMax> : std::true_type
 
 namespace detail
 {
+template <typename T, bool ForMax>
+struct PackArg;
+
 //! ArgMin and ArgMax over inputs of at most 2^32 items, as packed pairs: each (index, value) pair, the value as
 //! `ExtremumValues` carries it, becomes the value's rank (a higher rank comes first in the operator's order)
 //! above the index's complement (so the smaller index wins a tie). Values of up to 32 bits pack into one
@@ -263,23 +266,7 @@ struct PackedArgReduction
   }
 
   //! The item transform: `(item, index) -> packed pair`; `index < max_items`.
-  struct Pack
-  {
-    template <typename U, typename OffsetT>
-    FOLD_HOST_DEVICE FOLD_FORCEINLINE PackedPair operator()(const U& item, OffsetT i) const
-    {
-      const RankT r                        = rank(Values{}(item));
-      const std::uint32_t index_complement = ~static_cast<std::uint32_t>(i);
-      if constexpr (sizeof(RankT) == 4)
-      {
-        return (static_cast<std::uint64_t>(r) << 32) | index_complement;
-      }
-      else
-      {
-        return {index_complement, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r >> 32)};
-      }
-    }
-  };
+  using Pack = PackArg<T, ForMax>;
 
   FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr PairT unpack(const PackedPair& packed)
   {
@@ -291,6 +278,36 @@ struct PackedArgReduction
     else
     {
       return {static_cast<std::int64_t>(~packed.index_complement), unrank(packed.rank())};
+    }
+  }
+};
+
+//! `PackedArgReduction<T, ForMax>`'s item transform: `(item, index) -> packed pair`; `index < max_items`. A type
+//! of its own (not a member of `PackedArgReduction`), so that the agents can recognise it (`TileFold`).
+template <typename T, bool ForMax>
+struct PackArg
+{
+  using Reduction = PackedArgReduction<T, ForMax>;
+
+  template <typename U, typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE typename Reduction::PackedPair operator()(const U& item, OffsetT i) const
+  {
+    return pack(Reduction::rank(typename Reduction::Values{}(item)), i);
+  }
+
+  //! The packed pair of rank `r` at index `i`.
+  template <typename OffsetT>
+  FOLD_HOST_DEVICE FOLD_FORCEINLINE static constexpr typename Reduction::PackedPair pack(typename Reduction::RankT r,
+                                                                                         OffsetT i)
+  {
+    const std::uint32_t index_complement = ~static_cast<std::uint32_t>(i);
+    if constexpr (sizeof(typename Reduction::RankT) == 4)
+    {
+      return (static_cast<std::uint64_t>(r) << 32) | index_complement;
+    }
+    else
+    {
+      return {index_complement, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r >> 32)};
     }
   }
 };

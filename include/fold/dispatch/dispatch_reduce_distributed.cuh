@@ -181,6 +181,12 @@ struct ShiftIndex
   }
 };
 
+//! A shifted ArgMin/ArgMax transform folds whole tiles as the unshifted one does (detail/tile_fold.cuh).
+template <typename TransformOpT>
+struct PackArgOf<ShiftIndex<TransformOpT>> : PackArgOf<TransformOpT>
+{
+};
+
 //! The dispatch of one rank. Offsets are 64-bit: a shard may hold more than 2^32 items.
 template <typename InputIteratorT,
           typename OutputIteratorT,

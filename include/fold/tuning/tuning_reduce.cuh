@@ -258,6 +258,12 @@ struct TileShape
   int grain_items; //!< `block_threads * vector_items`: the unit the grid's ranges are balanced in
 };
 
+//! Whether `AgentReduce` folds each full tile of `InputT` items reduced by `ReductionOpT` at once, holding no
+//! accumulator per item: specialized by detail/tile_fold.cuh, where `TileFold` says how (ArgMin/ArgMax over 1- and
+//! 2-byte items).
+template <typename ReductionOpT, typename InputT>
+inline constexpr bool folds_whole_tiles_v = false;
+
 //! The most bytes of accumulator values one thread's tile may turn into (16 items of a 16-byte pair): beyond it,
 //! wide accumulators (the index-value pairs of ArgMin/ArgMax over 1-byte items) run out of registers.
 inline constexpr int max_accumulator_bytes_per_thread = 256;
@@ -266,7 +272,8 @@ inline constexpr int max_accumulator_bytes_per_thread = 256;
 //! an operator that is `commutative` (`commutative_items_per_thread`) or not (`items_per_thread`). The items
 //! per thread are scaled so that every thread loads the same number of bytes whatever the type (64 int8, 16
 //! float, 8 double for 16 four-byte items), but holds at most `max_accumulator_bytes_per_thread` of
-//! accumulators (and at least one vector). The commutative tile differs only for 4-byte items: narrower items
+//! accumulators (and at least one vector; `accum_bytes` 0: no cap, for threads that fold whole tiles at once,
+//! see `folds_whole_tiles_v`). The commutative tile differs only for 4-byte items: narrower items
 //! are unpacked one per register (128 int8 or 64 __half items per thread spilled at 64 registers), and with 16
 //! doubles per thread the order-preserving path fell to 0.87 of the commutative one's throughput at 2^24 items
 //! (issue 5 promises at least 0.90).
@@ -295,6 +302,8 @@ FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
 //! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
 //! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
 //! load contiguous runs, which the segmented reductions use with every operator.
+//! Where a thread folds its whole tile at once (`folds_whole_tiles_v`), it holds no accumulator per item, and the
+//! tile is not capped by their size.
 template <typename InputIteratorT,
           typename AccumT       = value_t<InputIteratorT>,
           typename TuningT      = DefaultTuning,
@@ -304,7 +313,8 @@ FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
   return make_tile_shape(TuningT::policy(arch),
                          static_cast<int>(sizeof(value_t<InputIteratorT>)),
                          is_vectorizable_input_v<InputIteratorT>,
-                         static_cast<int>(sizeof(AccumT)),
+                         folds_whole_tiles_v<ReductionOpT, value_t<InputIteratorT>> ? 0
+                                                                                    : static_cast<int>(sizeof(AccumT)),
                          is_commutative_v<ReductionOpT>);
 }
 //! Whether `TuningT` is a tuning: `TuningT::policy(arch)` is a `ReducePolicy` usable in constant expressions.

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! `TileFold`: how a thread folds all the items it loaded from one tile in one step, where that costs less than
+//! folding them one at a time. `AgentReduce` asks for it on its commutative path with vector loads (each thread's
+//! slots strided over the tile); everywhere else, and for every other reduction, items are folded one by one.
+//!
+//! ArgMin and ArgMax over 1- and 2-byte items (`PackArg` pairs; ArgMinMax folds each half on its own) take the
+//! winner first (`WinnerFirst`):
+//! - the tile's extreme value, by packed min/max over the loaded 32-bit words: two 16-bit lanes per
+//!   instruction (`{min,max}.{s16,u16}x2`, `{min,max}.NaN.{f16,bf16}x2`). 1-byte items are compared as the
+//!   high bytes of 16-bit lanes: each word's odd bytes as they are, its even bytes shifted up by 8;
+//! - the extreme's index only when its rank beats the thread's running pair (always in the thread's first
+//!   tile): the first item of that rank, searched in index order.
+//! That is about one instruction per item, where packing and comparing a pair per item takes seven, and the
+//! result is the same pair: the first item of the highest rank.
+#pragma once
+
+#include <fold/detail/extremum.cuh>
+#include <fold/detail/fused.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/macros.cuh>
+#include <fold/util/type_traits.cuh>
+
+#include <cuda/std/bit>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+FOLD_NAMESPACE_BEGIN
+namespace detail
+{
+
+//! Folds a thread's loaded tile at once where `applies`; see the file comment.
+template <typename ReductionOpT, typename TransformOpT, typename InputT>
+struct TileFold
+{
+  static constexpr bool applies = false;
+};
+
+//! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
+template <typename T>
+inline constexpr bool
+    packs_in_lanes_v = (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 2) || is_16bit_float_v<T>;
+
+//! ArgMin (`ForMax` false) or ArgMax over a thread's tile of 1- or 2-byte items, winner first.
+template <typename T, bool ForMax>
+struct WinnerFirst
+{
+  using Reduction = PackedArgReduction<T, ForMax>;
+  using RankT     = typename Reduction::RankT;
+  using Bits      = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::uint16_t>;
+
+  //! The lane-wise extreme (the minimum, or with `ForMax` the maximum) of two words of two 16-bit lanes.
+  FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t extreme2(std::uint32_t a, std::uint32_t b)
+  {
+    if constexpr (is_16bit_float_v<T>)
+    {
+      using Pair = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, __half>, __half2, __nv_bfloat162>;
+      Pair x, y; // __half2 and __nv_bfloat162 are not trivially copyable: no bit_cast
+      ::memcpy(&x, &a, sizeof(a));
+      ::memcpy(&y, &b, sizeof(b));
+      const Pair ext = ForMax ? __hmax2_nan(x, y) : __hmin2_nan(x, y);
+      std::uint32_t result;
+      ::memcpy(&result, &ext, sizeof(result));
+      return result;
+    }
+    else if constexpr (std::is_signed_v<T>)
+    {
+      return ForMax ? __vmaxs2(a, b) : __vmins2(a, b);
+    }
+    else
+    {
+      return ForMax ? __vmaxu2(a, b) : __vminu2(a, b);
+    }
+  }
+
+  //! The extreme item of the tile, given as 32-bit words. With 16-bit floats, a NaN if any item is one; a zero
+  //! of either sign when the extreme is a zero. Four running extremes per lane set (few registers, independent
+  //! instructions); 1-byte items as the high bytes of 16-bit lanes: each word's odd bytes, then its even bytes
+  //! shifted up.
+  template <int Words>
+  FOLD_DEVICE FOLD_FORCEINLINE static T extreme(const std::uint32_t (&words)[Words])
+  {
+    constexpr int chains = Words < 4 ? Words : 4;
+    constexpr bool bytes = sizeof(T) == 1;
+    std::uint32_t odd[chains], even[chains];
+#pragma unroll
+    for (int k = 0; k < Words; ++k)
+    {
+      const std::uint32_t shifted = bytes ? words[k] << 8 : 0;
+      odd[k % chains]             = k < chains ? words[k] : extreme2(odd[k % chains], words[k]);
+      even[k % chains]            = k < chains ? shifted : extreme2(even[k % chains], shifted);
+    }
+    std::uint32_t lanes = odd[0];
+#pragma unroll
+    for (int c = 1; c < chains; ++c)
+    {
+      lanes = extreme2(lanes, odd[c]);
+    }
+    if constexpr (bytes)
+    {
+#pragma unroll
+      for (int c = 0; c < chains; ++c)
+      {
+        lanes = extreme2(lanes, even[c]);
+      }
+    }
+    const std::uint32_t both = extreme2(lanes, lanes >> 16); // lane 0: the extreme of the two lanes
+    return ::cuda::std::bit_cast<T>(static_cast<Bits>(bytes ? both >> 8 : both));
+  }
+
+  //! 1-byte items: whether any item of `words` comes strictly before `running` (the running winner's value) in
+  //! the operator's order, with three integer instructions per word (a byte-wise "greater than" on the order
+  //! bytes, SWAR style), where finding the tile's extreme takes three, two of them packed min/max.
+  template <int Words>
+  FOLD_DEVICE FOLD_FORCEINLINE static bool any_beats(const std::uint32_t (&words)[Words], T running)
+  {
+    static_assert(sizeof(T) == 1, "any_beats: 1-byte items");
+    // An item's order byte: 0 for the last item in the operator's order, 255 for the first.
+    constexpr std::uint32_t flip = (std::is_signed_v<T> ? 0x80808080u : 0u) ^ (ForMax ? 0u : 0xffffffffu);
+    const std::uint32_t n        = (static_cast<std::uint8_t>(running) ^ flip) & 0xffu;
+    // Per byte, bit 7 of `low + add` is set iff the low 7 bits of the order byte exceed those of n; a byte beats n
+    // iff that holds and its own bit 7 is set (n >= 128), or either holds (n < 128).
+    const std::uint32_t add = (0x7fu - (n & 0x7fu)) * 0x01010101u;
+    std::uint32_t any       = 0;
+    if (n < 0x80u)
+    {
+#pragma unroll
+      for (int k = 0; k < Words; ++k)
+      {
+        const std::uint32_t order = words[k] ^ flip;
+        any |= ((order & 0x7f7f7f7fu) + add) | order;
+      }
+    }
+    else
+    {
+#pragma unroll
+      for (int k = 0; k < Words; ++k)
+      {
+        const std::uint32_t order = words[k] ^ flip;
+        any |= ((order & 0x7f7f7f7fu) + add) & order;
+      }
+    }
+    return (any & 0x80808080u) != 0;
+  }
+
+  FOLD_DEVICE FOLD_FORCEINLINE static Bits bits_of(T x)
+  {
+    return ::cuda::std::bit_cast<Bits>(x);
+  }
+
+  //! The rank of `x` (see `PackedArgReduction::rank`).
+  FOLD_DEVICE FOLD_FORCEINLINE static RankT rank_of(T x)
+  {
+    return Reduction::rank(typename Reduction::Values{}(x));
+  }
+
+  static constexpr std::uint32_t lane_ones  = sizeof(T) == 1 ? 0x01010101u : 0x00010001u;
+  static constexpr std::uint32_t lane_highs = lane_ones * (sizeof(T) == 1 ? 0x80u : 0x8000u);
+
+  //! The high bit of each lane of `word` that holds `target`, and maybe of lanes above such a lane: the lowest one
+  //! set is exact (a SWAR zero-lane test).
+  FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t lanes_equal(std::uint32_t word, Bits target)
+  {
+    const std::uint32_t x = word ^ (static_cast<std::uint32_t>(target) * lane_ones);
+    return (x - lane_ones) & ~x & lane_highs;
+  }
+
+  //! The high bit of each 16-bit lane of `word` that is a NaN of `T` (magnitude above the infinity's), exactly.
+  FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t lanes_nan(std::uint32_t word)
+  {
+    constexpr std::uint32_t infinity = std::is_same_v<std::remove_cv_t<T>, __half> ? 0x7c00u : 0x7f80u;
+    return ((word & 0x7fff7fffu) + (0x7fffu - infinity) * lane_ones) & lane_highs;
+  }
+
+  //! Where the first item whose lane `lanes` flags is (item `w * items per word + lane` of `words`), or -1.
+  template <int Words, typename LanesT>
+  FOLD_DEVICE FOLD_FORCEINLINE static int first_where(const std::uint32_t (&words)[Words], LanesT lanes)
+  {
+    constexpr int per_word = static_cast<int>(4 / sizeof(T));
+    int position           = -1;
+#pragma unroll
+    for (int k = Words - 1; k >= 0; --k)
+    {
+      const std::uint32_t flags = lanes(words[k]);
+      const int lane            = (__ffs(static_cast<int>(flags)) - 1) / static_cast<int>(8 * sizeof(T));
+      position                  = flags != 0 ? k * per_word + lane : position;
+    }
+    return position;
+  }
+
+  //! Folds the tile `loaded` into `aggregate` (a packed pair; unset with `First`). Slot `v` holds the items from
+  //! index `first_index + v * SlotStride` on. The winner's pair is `pack(winner, index)` (a `PackArg`, or one
+  //! that shifts the index first).
+  template <bool First, int SlotStride, typename PackT, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold(std::uint64_t& aggregate, const PackT& pack, const VectorT (&loaded)[Slots], OffsetT first_index)
+  {
+    constexpr int slot_items = static_cast<int>(sizeof(VectorT) / sizeof(T));
+    constexpr int slot_words = static_cast<int>(sizeof(VectorT) / 4);
+    struct SlotWords
+    {
+      std::uint32_t words[slot_words];
+    };
+    std::uint32_t words[Slots * slot_words];
+#pragma unroll
+    for (int v = 0; v < Slots; ++v)
+    {
+      const SlotWords slot = ::cuda::std::bit_cast<SlotWords>(loaded[v]);
+#pragma unroll
+      for (int k = 0; k < slot_words; ++k)
+      {
+        words[v * slot_words + k] = slot.words[k];
+      }
+    }
+    const RankT running = static_cast<RankT>(aggregate >> 32);
+    if constexpr (sizeof(T) == 1)
+    {
+      if (!First && !any_beats(words, Reduction::unrank(running)))
+      {
+        return; // the common case once a thread has met a high winner: three instructions per word
+      }
+    }
+    T winner = extreme(words);
+    if constexpr (is_16bit_float_v<T>)
+    {
+      // The packed min/max returns either zero when both meet; the better one (+0 for ArgMax) may be there.
+      if ((bits_of(winner) & 0x7fff) == 0)
+      {
+        winner = ::cuda::std::bit_cast<T>(static_cast<Bits>(ForMax ? 0x0000 : 0x8000));
+      }
+    }
+    if (!First && rank_of(winner) <= running)
+    {
+      return; // no item of this tile beats the running pair, and a tie keeps the earlier item
+    }
+    int position;
+    if constexpr (is_16bit_float_v<T>)
+    {
+      const Bits target = bits_of(winner);
+      if (is_nan(winner))
+      {
+        position = first_where(words, [](std::uint32_t w) { return lanes_nan(w); });
+      }
+      else
+      {
+        position = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target); });
+        if (position < 0) // a zero, and the better zero is not there: the first of the other
+        {
+          winner   = ::cuda::std::bit_cast<T>(static_cast<Bits>(target ^ 0x8000));
+          position = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target ^ 0x8000); });
+        }
+      }
+    }
+    else
+    {
+      const Bits target = bits_of(winner);
+      position          = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target); });
+    }
+    const RankT rank = rank_of(winner);
+    if (First || rank > running)
+    {
+      const OffsetT index = first_index +
+                            static_cast<OffsetT>(position / slot_items) * static_cast<OffsetT>(SlotStride) +
+                            static_cast<OffsetT>(position % slot_items);
+      aggregate = pack(winner, index);
+    }
+  }
+};
+
+template <typename T>
+inline constexpr bool folds_whole_tiles_v<PackedArgMax, T> = packs_in_lanes_v<T>;
+template <typename OpT1, typename OpT2, typename T>
+inline constexpr bool folds_whole_tiles_v<Fused<OpT1, OpT2>, T> =
+    folds_whole_tiles_v<OpT1, T>&& folds_whole_tiles_v<OpT2, T>;
+
+//! The `PackArg` an item transform of ArgMin/ArgMax is, or wraps (`PackArgOf<ShiftIndex<...>>`, in
+//! dispatch_reduce_distributed.cuh); `void` for any other transform.
+template <typename TransformOpT>
+struct PackArgOf
+{
+  using type = void;
+};
+template <typename T, bool ForMax>
+struct PackArgOf<PackArg<T, ForMax>>
+{
+  using type = PackArg<T, ForMax>;
+};
+
+template <typename Pack, typename InputT>
+struct PackedWinnerFirst
+{
+  static constexpr bool applies = false;
+};
+template <typename T, bool ForMax>
+struct PackedWinnerFirst<PackArg<T, ForMax>, T>
+{
+  static constexpr bool applies = true;
+  using type                    = WinnerFirst<T, ForMax>;
+};
+
+template <typename TransformOpT, typename T>
+struct TileFold<PackedArgMax, TransformOpT, T>
+{
+  using Fold                    = PackedWinnerFirst<typename PackArgOf<TransformOpT>::type, T>;
+  static constexpr bool applies = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
+
+  template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold(std::uint64_t& aggregate, const TransformOpT& pack, const VectorT (&loaded)[Slots], OffsetT first_index)
+  {
+    Fold::type::template fold<First, SlotStride>(aggregate, pack, loaded, first_index);
+  }
+};
+
+//! Two fused reductions (ArgMinMax): each half folds the tile on its own, where both can.
+template <typename OpT1, typename OpT2, typename TransformT1, typename TransformT2, typename InputT>
+struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
+{
+  using FirstFold               = TileFold<OpT1, TransformT1, InputT>;
+  using SecondFold              = TileFold<OpT2, TransformT2, InputT>;
+  static constexpr bool applies = FirstFold::applies && SecondFold::applies;
+
+  template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,
+                                                const Fused<TransformT1, TransformT2>& transform,
+                                                const VectorT (&loaded)[Slots],
+                                                OffsetT first_index)
+  {
+    FirstFold::template fold<First, SlotStride>(aggregate.first, transform.first, loaded, first_index);
+    SecondFold::template fold<First, SlotStride>(aggregate.second, transform.second, loaded, first_index);
+  }
+};
+
+} // namespace detail
+FOLD_NAMESPACE_END
