@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A/B on the GPU machine: the benchmarks of a base tree (BASE_DIR, e.g. `git archive <commit>` unpacked into an
 # ignored folder and carried) and of this work tree, built side by side and run alternately in one call, so that
-# both meet the same GPU, clocks and lease: fold-bench's default subset (WHOLE=0: not) and fold-segmented-bench
-# (SEGMENTED=0: not) ROUNDS times each, alternating, then fold-bench --host once. Then benchmarks/ab_compare.py
-# prints, per case, the work tree's fold time over the base's, next to cub's (the same code in both: its ratio is
-# the drift between runs, the yardstick). Run from the repository root with Google Benchmark under .deps/usr.
+# both meet the same GPU, clocks and lease: fold-bench's default subset (WHOLE=0: not; BENCH_ARGS: fold-bench's
+# arguments instead, e.g. --full --benchmark_filter=...) and fold-segmented-bench (SEGMENTED=0: not) ROUNDS times
+# each, alternating, then fold-bench --host once (HOST=0: not). Then benchmarks/ab_compare.py prints, per case,
+# the work tree's fold time over the base's, next to cub's (the same code in both: its ratio is the drift between
+# runs, the yardstick). Run from the repository root with Google Benchmark under .deps/usr.
 set -uo pipefail
 BASE_DIR=${1:?usage: gpu-ab.sh <base tree>}
 OUT=${OUT:-$PWD/out}
@@ -32,7 +33,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for side in base new; do
     dir=$BASE_BUILD; [[ $side == new ]] && dir=$NEW_BUILD
     if [[ $WHOLE == 1 ]]; then
-      "$dir/benchmarks/fold-bench" >"$OUT/ab-$side-$round.txt" 2>/dev/null \
+      "$dir/benchmarks/fold-bench" ${BENCH_ARGS:-} >"$OUT/ab-$side-$round.txt" 2>/dev/null \
         || { echo "fold-bench ($side) failed"; exit 1; }
     fi
     if [[ ${SEGMENTED:-1} == 1 ]]; then
@@ -41,7 +42,7 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
   done
 done
-if [[ $WHOLE == 1 ]]; then
+if [[ $WHOLE == 1 && ${HOST:-1} == 1 ]]; then
   for side in base new; do
     dir=$BASE_BUILD; [[ $side == new ]] && dir=$NEW_BUILD
     "$dir/benchmarks/fold-bench" --host >"$OUT/ab-$side-host.txt" 2>/dev/null \
