@@ -8,8 +8,10 @@
 //! - commutative (`is_commutative`): thread `t` takes slots `t, t + BlockThreads, ...` (coalesced), folds them
 //!   across all the tiles of the range, and the block reduces once at the end;
 //! - otherwise (order-preserving): thread `t` takes slots `t * V, ..., t * V + V - 1` with `V` slots per
-//!   thread: one contiguous run of `ItemsPerThread` items. Each tile is block-reduced in thread order, and
-//!   thread 0 folds the tiles' results in tile order, so the result is `x[begin] op ... op x[end - 1]`.
+//!   thread: one contiguous run of `ItemsPerThread` items. A block splits its range into one contiguous share
+//!   per warp (whole warp tiles), and each warp is an agent of its own: each of its tiles is warp-reduced in lane
+//!   order and lane 0 folds them in tile order, with no block barrier between tiles; thread 0 then folds the
+//!   warps' results in warp order. The result is `x[begin] op ... op x[end - 1]`.
 //!
 //! A slot is one 16-byte vector load when the input is a raw pointer of a primitive type and `in + begin` is
 //! aligned, and `VectorItems` single loads otherwise: the same items go to the same threads either way, so the
@@ -108,8 +110,27 @@ class AgentReduce
     InputT items[VectorItems];
   };
 
+  //! An order-preserving block splits its range among its warps, each an agent of its own (see `ConsumeInWarps`).
+  static constexpr bool in_warps = ordered && !warp_scope;
+  static constexpr int warps     = BlockThreads / 32;
+  using WarpAgentT               = AgentReduce<32,
+                                 ItemsPerThread,
+                                 VectorItems,
+                                 Algorithm,
+                                 InputIteratorT,
+                                 AccumT,
+                                 OffsetT,
+                                 ReductionOpT,
+                                 TransformOpT,
+                                 AgentScope::warp>;
+  struct InWarpsStorage
+  {
+    typename WarpAgentT::TempStorage warp[warps];
+    detail::Uninitialized<AccumT, warps> results;
+  };
+
 public:
-  using TempStorage = typename BlockReduceT::TempStorage;
+  using TempStorage = std::conditional_t<in_warps, InWarpsStorage, typename BlockReduceT::TempStorage>;
 
   FOLD_DEVICE FOLD_FORCEINLINE
   AgentReduce(TempStorage& storage, InputIteratorT in, ReductionOpT op, TransformOpT transform)
@@ -126,15 +147,22 @@ public:
   //! reused after a `__syncthreads()` (`__syncwarp()` for a warp).
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeRange(OffsetT begin, OffsetT end)
   {
-    if constexpr (VectorItems > 1)
+    if constexpr (in_warps)
     {
-      constexpr std::uintptr_t vector_bytes = sizeof(Vector);
-      if (reinterpret_cast<std::uintptr_t>(in_ + begin) % vector_bytes == 0)
-      {
-        return ConsumeTiles<true>(begin, end);
-      }
+      return ConsumeInWarps(begin, end);
     }
-    return ConsumeTiles<false>(begin, end);
+    else
+    {
+      if constexpr (VectorItems > 1)
+      {
+        constexpr std::uintptr_t vector_bytes = sizeof(Vector);
+        if (reinterpret_cast<std::uintptr_t>(in_ + begin) % vector_bytes == 0)
+        {
+          return ConsumeTiles<true>(begin, end);
+        }
+      }
+      return ConsumeTiles<false>(begin, end);
+    }
   }
 
 private:
@@ -181,11 +209,45 @@ private:
     }
   }
 
+  //! Order-preserving, block scope: warp `w` reduces the `w`-th contiguous share of `[begin, end)` (whole warp tiles
+  //! of `32 * ItemsPerThread` items, the last share shorter or empty) as an agent of its own, its tiles in order
+  //! with no block barrier between them; thread 0 then folds the warps' results in warp order.
+  FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeInWarps(OffsetT begin, OffsetT end)
+  {
+    constexpr OffsetT warp_tile = 32 * ItemsPerThread;
+    const OffsetT tiles         = (end - begin + warp_tile - 1) / warp_tile;
+    const OffsetT share         = (tiles + warps - 1) / warps * warp_tile;
+    const int warp              = static_cast<int>(threadIdx.x) / 32;
+    const OffsetT warp_begin    = begin + static_cast<OffsetT>(warp) * share;
+    if (warp_begin < end)
+    {
+      const OffsetT warp_end = end - warp_begin > share ? warp_begin + share : end;
+      const AccumT result    = WarpAgentT(storage_.warp[warp], in_, op_, transform_).ConsumeRange(warp_begin, warp_end);
+      if (threadIdx.x % 32 == 0)
+      {
+        detail::construct_at(storage_.results.data() + warp, result);
+      }
+    }
+    __syncthreads();
+    AccumT total{};
+    if (threadIdx.x == 0)
+    {
+      const int used = static_cast<int>((end - begin + share - 1) / share);
+      total          = storage_.results[0];
+      for (int w = 1; w < used; ++w)
+      {
+        total = op_(total, storage_.results[w]);
+      }
+    }
+    return total;
+  }
+
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTiles(OffsetT begin, OffsetT end)
   {
     if constexpr (ordered)
     {
+      // (A warp agent: an order-preserving block splits its range among warp agents, `ConsumeInWarps`.)
       // Each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order.
       AccumT total{};
       for (OffsetT tile_base = begin;; tile_base += tile_items)
