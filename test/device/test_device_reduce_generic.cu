@@ -149,6 +149,68 @@ TEST_CASE("TransformReduce applies the transform as it loads", "[device][transfo
   }
 }
 
+namespace
+{
+//! A 6-byte accumulator: over 1-byte items its tile is three 16-byte vectors per thread (the accumulator cap:
+//! 256 / 6 = 42 items, rounded up to whole vectors), an odd number of slots.
+struct Counts
+{
+  std::uint16_t items, odd, sum_low;
+};
+struct AddCounts
+{
+  __host__ __device__ Counts operator()(const Counts& a, const Counts& b) const
+  {
+    return {static_cast<std::uint16_t>(a.items + b.items),
+            static_cast<std::uint16_t>(a.odd + b.odd),
+            static_cast<std::uint16_t>(a.sum_low + b.sum_low)};
+  }
+};
+struct ToCounts
+{
+  __host__ __device__ Counts operator()(std::uint8_t v) const
+  {
+    return {1, static_cast<std::uint16_t>(v & 1), static_cast<std::uint16_t>(v)};
+  }
+};
+} // namespace
+
+template <>
+struct fold::is_commutative<AddCounts> : std::true_type
+{
+};
+
+TEST_CASE("TransformReduce over bytes into a 6-byte accumulator: three vectors per thread, aligned or not",
+          "[device][transform_reduce]")
+{
+  for (std::size_t n : {std::size_t{100'003}, std::size_t{3'000'017}})
+  {
+    const auto values = fold_test::random_values<std::uint8_t>(n, n + 5, fold_test::Values::full_range);
+    fold_test::DeviceBuffer<std::uint8_t> d_in(values);
+    fold_test::DeviceBuffer<Counts> d_out(1);
+    for (std::size_t shift : {0, 1})
+    {
+      INFO("n " << n << ", shift " << shift);
+      d_out.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          {
+            return fold::DeviceReduce::TransformReduce(
+                temp, bytes, d_in.get() + shift, d_out.get(), n - shift, AddCounts{}, ToCounts{}, Counts{0, 0, 0});
+          });
+      Counts expected{0, 0, 0};
+      for (std::size_t i = shift; i < n; ++i)
+      {
+        expected = AddCounts{}(expected, ToCounts{}(values[i]));
+      }
+      const Counts got = d_out.front();
+      CHECK(got.items == expected.items);
+      CHECK(got.odd == expected.odd);
+      CHECK(got.sum_low == expected.sum_low);
+    }
+  }
+}
+
 TEST_CASE("Input iterators: counting and transform iterators", "[device][iterators]")
 {
   const std::int64_t n = 3'000'017;

@@ -101,8 +101,10 @@ class AgentReduce
   //! Whether a thread folds each full tile's items at once (`detail::TileFold`; commutative path, vector loads).
   using TileFoldT                   = detail::TileFold<ReductionOpT, TransformOpT, InputT>;
   static constexpr bool folds_tiles = !ordered && TileFoldT::applies && (sizeof(InputT) * VectorItems) % 4 == 0;
-  // The tile shape left out the cap on per-item accumulators for these (see `folds_whole_tiles_v`).
-  static_assert(!detail::folds_whole_tiles_v<ReductionOpT, InputT> || TileFoldT::applies,
+  // The tile shape left out the cap on per-item accumulators where whole tiles are folded (`uncaps_tile`).
+  static_assert(!(detail::folds_whole_tiles_v<ReductionOpT, InputT> && VectorItems > 1 &&
+                  (sizeof(InputT) * VectorItems) % 4 == 0) ||
+                    TileFoldT::applies,
                 "AgentReduce: a reduction whose tile is not capped must fold whole tiles (detail::TileFold)");
 
   struct alignas(VectorItems > 1 ? sizeof(InputT) * VectorItems : alignof(InputT)) Vector
@@ -214,15 +216,19 @@ private:
   //! with no block barrier between them; thread 0 then folds the warps' results in warp order.
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeInWarps(OffsetT begin, OffsetT end)
   {
+    // Divisions rather than `(a + b - 1) / b`, so that 32-bit offsets near 2^32 do not wrap.
     constexpr OffsetT warp_tile = 32 * ItemsPerThread;
-    const OffsetT tiles         = (end - begin + warp_tile - 1) / warp_tile;
-    const OffsetT share         = (tiles + warps - 1) / warps * warp_tile;
+    const OffsetT length        = end - begin;
+    const OffsetT tiles         = length / warp_tile + (length % warp_tile != 0 ? 1 : 0);
+    const OffsetT share         = (tiles / warps + (tiles % warps != 0 ? 1 : 0)) * warp_tile;
+    const int used              = static_cast<int>(length / share + (length % share != 0 ? 1 : 0));
     const int warp              = static_cast<int>(threadIdx.x) / 32;
-    const OffsetT warp_begin    = begin + static_cast<OffsetT>(warp) * share;
-    if (warp_begin < end)
+    if (warp < used)
     {
-      const OffsetT warp_end = end - warp_begin > share ? warp_begin + share : end;
-      const AccumT result    = WarpAgentT(storage_.warp[warp], in_, op_, transform_).ConsumeRange(warp_begin, warp_end);
+      const OffsetT offset = static_cast<OffsetT>(warp) * share; // below length
+      const OffsetT own    = length - offset > share ? share : length - offset;
+      const AccumT result =
+          WarpAgentT(storage_.warp[warp], in_, op_, transform_).ConsumeRange(begin + offset, begin + offset + own);
       if (threadIdx.x % 32 == 0)
       {
         detail::construct_at(storage_.results.data() + warp, result);
@@ -232,8 +238,7 @@ private:
     AccumT total{};
     if (threadIdx.x == 0)
     {
-      const int used = static_cast<int>((end - begin + share - 1) / share);
-      total          = storage_.results[0];
+      total = storage_.results[0];
       for (int w = 1; w < used; ++w)
       {
         total = op_(total, storage_.results[w]);
@@ -343,13 +348,22 @@ private:
     }
   }
 
-  //! How many of its slots a thread loads before it folds them: all of them with vector loads; without, at most
-  //! 32 items' worth, since each item then takes a register of its own (64 bytes of int8 items spilled).
+  //! How many of its slots a thread loads before it folds them: all of them with vector loads; without, the
+  //! most that divides them and is at most 32 items' worth, since each item then takes a register of its own
+  //! (64 bytes of int8 items spilled).
   template <bool Vectorized>
   FOLD_HOST_DEVICE static constexpr int slots_in_flight()
   {
-    constexpr int unvectorized = 32 / VectorItems < 1 ? 1 : 32 / VectorItems;
-    return Vectorized || unvectorized >= vectors ? vectors : unvectorized;
+    int group = 32 / VectorItems < 1 ? 1 : 32 / VectorItems;
+    if (Vectorized || group >= vectors)
+    {
+      return vectors;
+    }
+    while (vectors % group != 0)
+    {
+      --group;
+    }
+    return group;
   }
 
   //! Every slot of the thread in a full tile, all loaded before any is folded (see `slots_in_flight`). With
@@ -371,6 +385,7 @@ private:
       }
       if constexpr (Vectorized && folds_tiles)
       {
+        static_assert(in_flight == vectors, "AgentReduce: a tile fold takes the whole tile in one group");
         TileFoldT::template fold<First, BlockThreads * VectorItems>(
             aggregate, transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
       }

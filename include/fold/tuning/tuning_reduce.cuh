@@ -272,10 +272,10 @@ inline constexpr int max_accumulator_bytes_per_thread = 256;
 //! an operator that is `commutative` (`commutative_items_per_thread`) or not (`items_per_thread`). The items
 //! per thread are scaled so that every thread loads the same number of bytes whatever the type (64 int8, 16
 //! float, 8 double for 16 four-byte items), but holds at most `max_accumulator_bytes_per_thread` of
-//! accumulators (and at least one vector; `accum_bytes` 0: no cap, for threads that fold whole tiles at once,
-//! see `folds_whole_tiles_v`). The commutative tile differs only for 4-byte items: narrower items
-//! are unpacked one per register (128 int8 or 64 __half items per thread spilled at 64 registers), and with 16
-//! doubles per thread the order-preserving path fell to 0.87 of the commutative one's throughput at 2^24 items
+//! accumulators (and at least one vector; `accum_bytes` 0: at most `max_accumulator_bytes_per_thread` items,
+//! for threads that fold whole tiles at once, see `uncaps_tile`). The commutative tile differs only for 4-byte items:
+//! narrower items are unpacked one per register (128 int8 or 64 __half items per thread spilled at 64 registers), and
+//! with 16 doubles per thread the order-preserving path fell to 0.87 of the commutative one's throughput at 2^24 items
 //! (issue 5 promises at least 0.90).
 FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
     const ReducePolicy& policy, int item_bytes, bool vectorizable, int accum_bytes = 4, bool commutative = false)
@@ -302,21 +302,31 @@ FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
 //! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
 //! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
 //! load contiguous runs, which the segmented reductions use with every operator.
-//! Where a thread folds its whole tile at once (`folds_whole_tiles_v`), it holds no accumulator per item, and the
-//! tile is not capped by their size.
+//! Whether the tile of `policy` is left uncapped by accumulator bytes: where a thread folds its whole tile at
+//! once (`folds_whole_tiles_v`), which it does only with vector loads of whole 32-bit words; it then holds no
+//! accumulator per item. Everywhere else items are folded one by one and the cap stays.
+template <typename InputIteratorT, typename ReductionOpT>
+FOLD_HOST_DEVICE constexpr bool uncaps_tile(const ReducePolicy& policy)
+{
+  constexpr int item_bytes = static_cast<int>(sizeof(value_t<InputIteratorT>));
+  return folds_whole_tiles_v<ReductionOpT, value_t<InputIteratorT>> && is_vectorizable_input_v<InputIteratorT> &&
+         policy.vector_bytes > item_bytes && policy.vector_bytes % 4 == 0;
+}
+
 template <typename InputIteratorT,
           typename AccumT       = value_t<InputIteratorT>,
           typename TuningT      = DefaultTuning,
           typename ReductionOpT = void>
 FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 {
-  return make_tile_shape(TuningT::policy(arch),
+  const ReducePolicy policy = TuningT::policy(arch);
+  return make_tile_shape(policy,
                          static_cast<int>(sizeof(value_t<InputIteratorT>)),
                          is_vectorizable_input_v<InputIteratorT>,
-                         folds_whole_tiles_v<ReductionOpT, value_t<InputIteratorT>> ? 0
-                                                                                    : static_cast<int>(sizeof(AccumT)),
+                         uncaps_tile<InputIteratorT, ReductionOpT>(policy) ? 0 : static_cast<int>(sizeof(AccumT)),
                          is_commutative_v<ReductionOpT>);
 }
+
 //! Whether `TuningT` is a tuning: `TuningT::policy(arch)` is a `ReducePolicy` usable in constant expressions.
 template <typename TuningT, typename = void>
 struct is_tuning : std::false_type
