@@ -115,19 +115,24 @@ class AgentReduce
   //! An order-preserving block splits its range among its warps, each an agent of its own (see `ConsumeInWarps`).
   static constexpr bool in_warps = ordered && !warp_scope;
   static constexpr int warps     = BlockThreads / 32;
-  using WarpAgentT               = AgentReduce<32,
-                                 ItemsPerThread,
-                                 VectorItems,
-                                 Algorithm,
-                                 InputIteratorT,
-                                 AccumT,
-                                 OffsetT,
-                                 ReductionOpT,
-                                 TransformOpT,
-                                 AgentScope::warp>;
+
+public:
+  //! The warp-scope agent of the same tile shape, operator and input.
+  using WarpAgent = AgentReduce<32,
+                                ItemsPerThread,
+                                VectorItems,
+                                Algorithm,
+                                InputIteratorT,
+                                AccumT,
+                                OffsetT,
+                                ReductionOpT,
+                                TransformOpT,
+                                AgentScope::warp>;
+
+private:
   struct InWarpsStorage
   {
-    typename WarpAgentT::TempStorage warp[warps];
+    typename WarpAgent::TempStorage warp[warps];
     detail::Uninitialized<AccumT, warps> results;
   };
 
@@ -228,7 +233,7 @@ private:
       const OffsetT offset = static_cast<OffsetT>(warp) * share; // below length
       const OffsetT own    = length - offset > share ? share : length - offset;
       const AccumT result =
-          WarpAgentT(storage_.warp[warp], in_, op_, transform_).ConsumeRange(begin + offset, begin + offset + own);
+          WarpAgent(storage_.warp[warp], in_, op_, transform_).ConsumeRange(begin + offset, begin + offset + own);
       if (threadIdx.x % 32 == 0)
       {
         detail::construct_at(storage_.results.data() + warp, result);

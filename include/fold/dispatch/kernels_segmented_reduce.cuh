@@ -155,16 +155,7 @@ struct SegmentedAgents
   using Block =
       typename AgentReduceFor<TuningT, Arch, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, void>::type;
   static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT>(Arch);
-  using Warp                       = AgentReduce<32,
-                           shape.items_per_thread,
-                           shape.vector_items,
-                           shape.block_algorithm,
-                           InputIteratorT,
-                           AccumT,
-                           OffsetT,
-                           ReductionOpT,
-                           TransformOpT,
-                           AgentScope::warp>;
+  using Warp                       = typename Block::WarpAgent;
   using Partials =
       typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, void>::type;
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
