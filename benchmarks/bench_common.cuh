@@ -324,6 +324,10 @@ const char* type_name()
 {
   if constexpr (std::is_same_v<T, std::int8_t>)
     return "int8";
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return "uint8";
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return "int16";
   else if constexpr (std::is_same_v<T, std::int32_t>)
     return "int32";
   else if constexpr (std::is_same_v<T, std::int64_t>)

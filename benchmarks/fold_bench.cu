@@ -14,7 +14,8 @@
 //
 //   fold-bench                      a default subset (about a minute) and a compact table
 //   fold-bench --full               the whole matrix: int8 int32 int64 float double half bfloat16 x
-//                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream, and for
+//                                   Sum Min ArgMax Custom x 2^10..2^30 (x4) x kernel/stream (uint8 and
+//                                   int16: Sum Min ArgMax at even powers of two), and for
 //                                   int32 float double: CustomC (Custom declared commutative) and SumG2G
 //                                   (Sum with fold::gpu_to_gpu); the fused families, each against cub's two
 //                                   calls (its "cub" column): MinMax (cub Min + Max) and ArgMinMax (cub ArgMin +
@@ -775,6 +776,8 @@ int main(int argc, char** argv)
   {
     // Sum, Min and ArgMax at every power of two (the issue's targets name odd ones), the rest at even powers.
     register_type<std::int8_t, Op::sum, Op::min, Op::argmax>(every_size);
+    register_type<std::uint8_t, Op::sum, Op::min, Op::argmax>(sizes);
+    register_type<std::int16_t, Op::sum, Op::min, Op::argmax>(sizes);
     register_type<std::int32_t, Op::sum, Op::min, Op::argmax>(every_size);
     register_type<std::int64_t, Op::sum, Op::min, Op::argmax>(every_size);
     register_type<float, Op::sum, Op::min, Op::argmax>(every_size);

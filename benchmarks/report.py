@@ -25,7 +25,7 @@ import os
 import sys
 from collections import defaultdict
 
-TYPES = ["int8", "int32", "int64", "float", "double", "half", "bfloat16"]
+TYPES = ["int8", "uint8", "int16", "int32", "int64", "float", "double", "half", "bfloat16"]
 OPS = ["Sum", "Min", "ArgMax", "Custom", "CustomC", "SumG2G"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -359,11 +359,7 @@ private:
   template <bool Vectorized>
   FOLD_HOST_DEVICE static constexpr int slots_in_flight()
   {
-    int group = 32 / VectorItems < 1 ? 1 : 32 / VectorItems;
-    if (Vectorized || group >= vectors)
-    {
-      return vectors;
-    }
+    int group = Vectorized || 32 / VectorItems >= vectors ? vectors : (32 / VectorItems < 1 ? 1 : 32 / VectorItems);
     while (vectors % group != 0)
     {
       --group;
