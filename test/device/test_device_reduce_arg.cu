@@ -62,13 +62,17 @@ ArgResult<T> cub_arg(const T* d_in, std::size_t n)
   return {d_value.front(), d_index.front()};
 }
 
-template <Op O, typename T>
-ArgResult<T> host_arg(const std::vector<T>& values)
+//! The first item that comes first in fold's order (`fold::detail::max_before` with `ForMax`, `min_before`
+//! otherwise: NaN first in both, +0.0 above -0.0), as ArgMin/ArgMax define it.
+template <bool ForMax, typename T>
+ArgResult<T> host_arg_in_order(const std::vector<T>& values)
 {
   ArgResult<T> best{values.front(), 0};
   for (std::size_t i = 1; i < values.size(); ++i)
   {
-    if (O == Op::arg_min ? values[i] < best.value : best.value < values[i])
+    const bool before =
+        ForMax ? fold::detail::max_before(values[i], best.value) : fold::detail::min_before(values[i], best.value);
+    if (before)
     {
       best = {values[i], static_cast<std::int64_t>(i)};
     }
@@ -110,7 +114,7 @@ void check_arg()
         CHECK(result.index == -1);
         continue;
       }
-      const ArgResult<T> expected = host_arg<O>(values);
+      const ArgResult<T> expected = host_arg_in_order<O == Op::arg_max>(values);
       INFO("fold " << fold_test::to_double(result.value) << " at " << result.index << ", expected "
                    << fold_test::to_double(expected.value) << " at " << expected.index);
       CHECK(fold_test::same_bits(result.value, expected.value));
@@ -120,24 +124,6 @@ void check_arg()
       CHECK(cub.index == expected.index);
     }
   }
-}
-
-//! The first item that comes first in fold's order (`fold::detail::max_before` with `ForMax`, `min_before`
-//! otherwise: NaN first in both, +0.0 above -0.0), as ArgMin/ArgMax define it.
-template <bool ForMax, typename T>
-ArgResult<T> host_arg_in_order(const std::vector<T>& values)
-{
-  ArgResult<T> best{values.front(), 0};
-  for (std::size_t i = 1; i < values.size(); ++i)
-  {
-    const bool before =
-        ForMax ? fold::detail::max_before(values[i], best.value) : fold::detail::min_before(values[i], best.value);
-    if (before)
-    {
-      best = {values[i], static_cast<std::int64_t>(i)};
-    }
-  }
-  return best;
 }
 
 //! Arrangements of 1- and 2-byte items that exercise the winner-first tile fold.
@@ -283,7 +269,7 @@ void check_arg_pair()
       CHECK(wide.key == -1);
       continue;
     }
-    const ArgResult<T> expected = host_arg<O>(values);
+    const ArgResult<T> expected = host_arg_in_order<O == Op::arg_max>(values);
     CHECK(pair.key == expected.index);
     CHECK(fold_test::same_bits(pair.value, expected.value));
     CHECK(wide.key == expected.index);
