@@ -658,10 +658,12 @@ TEST_CASE("Segmented sums of fixed-size segments at every class edge", "[device]
 
 TEST_CASE("Fixed-size segments have the bits of the same segments through offsets", "[device][segmented]")
 {
-  // The fixed-size overload takes its own kernel up to warp_max items; each length must keep the tree the offsets
-  // path gives it. Float sums (the grouping shows in the bits) and 2x2 matrix products (the order shows).
+  // The fixed-size overload takes kernels of its own (one up to warp_max items, one for block segments and the
+  // units of large ones); each length must keep the tree the offsets path gives it. Float sums (the grouping shows
+  // in the bits) and 2x2 matrix products (the order shows).
   const SegmentClasses sizes = classes<float>();
-  const auto small = static_cast<std::int64_t>(sizes.small_max), warp = static_cast<std::int64_t>(sizes.warp_max);
+  const auto small = static_cast<std::int64_t>(sizes.small_max), warp = static_cast<std::int64_t>(sizes.warp_max),
+             block = static_cast<std::int64_t>(sizes.block_max);
   for (std::int64_t size : {std::int64_t{1},
                             std::int64_t{2},
                             std::int64_t{3},
@@ -676,7 +678,12 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
                             small + 1,
                             std::int64_t{256},
                             std::int64_t{1000},
-                            warp})
+                            warp,
+                            warp + 1,
+                            3 * warp + 5,
+                            block,
+                            block + 1,
+                            3 * block + 7})
   {
     INFO("size " << size);
     const std::int64_t count = std::max<std::int64_t>(7, std::min<std::int64_t>(20000, (1 << 21) / size)) + size % 5;
@@ -713,10 +720,10 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
       REQUIRE(std::abs(fixed[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
     }
   }
-  for (std::int64_t size : {std::int64_t{3}, std::int64_t{9}, small, small + 7, warp})
+  for (std::int64_t size : {std::int64_t{3}, std::int64_t{9}, small, small + 7, warp, warp + 1, block + 1})
   {
     INFO("matrix products, size " << size);
-    const std::int64_t count = 1000 + size % 3;
+    const std::int64_t count = size > warp ? 5 : 1000 + size % 3;
     const auto values        = fold_test::random_matrices(static_cast<std::size_t>(count * size), size + 40);
     const fold_test::Mat2 init{1, 2, 3, 5};
     fold_test::DeviceBuffer<fold_test::Mat2> d_in(values), d_out(count);

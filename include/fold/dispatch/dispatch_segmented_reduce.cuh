@@ -160,6 +160,90 @@ struct DispatchSegmentedReduce
                   transform);
   }
 
+  //! Fixed-size segments longer than `warp_max` items: `SegmentedFixedUnitsKernel`, a block per block segment or
+  //! per unit of a large one, then for large ones `SegmentedFixedPartialsKernel`. Nothing is classified, so neither
+  //! the warp kernel nor the state it shares with the block kernel is needed; the temporary storage holds the units'
+  //! partials (one byte for block segments).
+  static cudaError_t fixed_long(void* d_temp_storage,
+                                std::size_t& temp_storage_bytes,
+                                InputIteratorT in,
+                                OutputIteratorT out,
+                                std::int64_t num_segments,
+                                std::int64_t size,
+                                ReductionOpT op,
+                                InitT init,
+                                TransformOpT transform,
+                                const SegmentClasses& classes,
+                                const TileShape& shape,
+                                const DeviceFacts& facts,
+                                const DispatchHooks& hooks,
+                                cudaStream_t stream)
+  {
+    const auto length                = static_cast<std::uint64_t>(size);
+    const bool large                 = length > classes.block_max;
+    const auto units                 = static_cast<std::int64_t>(large ? classes.units(length) : 1);
+    const auto unit_items            = static_cast<std::int64_t>(large ? classes.unit_items(length) : length);
+    constexpr std::size_t align      = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
+    const std::size_t bytes          = large ? align - 1 + static_cast<std::size_t>(num_segments * units) * sizeof(AccumT) : 1;
+    if (d_temp_storage == nullptr)
+    {
+      temp_storage_bytes = bytes;
+      return cudaSuccess;
+    }
+    if (temp_storage_bytes < bytes)
+    {
+      return cudaErrorInvalidValue;
+    }
+    auto* partials          = static_cast<AccumT*>(align_up(d_temp_storage, align));
+    const std::int64_t work = num_segments * units;
+    const std::int64_t most = 0x7fffffff;
+    if (const cudaError_t error = launch(SegmentedFixedUnitsKernel<InputIteratorT,
+                                                                   OutputIteratorT,
+                                                                   OffsetT,
+                                                                   ReductionOpT,
+                                                                   InitT,
+                                                                   AccumT,
+                                                                   TransformOpT,
+                                                                   TuningT>,
+                                         static_cast<int>(work < most ? work : most),
+                                         shape.block_threads,
+                                         stream,
+                                         may_overlap(facts.arch, hooks),
+                                         in,
+                                         out,
+                                         num_segments,
+                                         size,
+                                         units,
+                                         unit_items,
+                                         op,
+                                         init,
+                                         transform,
+                                         partials);
+        error != cudaSuccess || !large)
+    {
+      return error;
+    }
+    const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
+    return launch(SegmentedFixedPartialsKernel<InputIteratorT,
+                                               OutputIteratorT,
+                                               OffsetT,
+                                               ReductionOpT,
+                                               InitT,
+                                               AccumT,
+                                               TransformOpT,
+                                               TuningT>,
+                  static_cast<int>(num_segments < max_blocks ? num_segments : max_blocks),
+                  shape.block_threads,
+                  stream,
+                  may_overlap(facts.arch, hooks),
+                  out,
+                  num_segments,
+                  units,
+                  op,
+                  init,
+                  partials);
+  }
+
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT in,
@@ -200,10 +284,28 @@ struct DispatchSegmentedReduce
     if constexpr (std::is_same_v<BeginOffsetIteratorT, FixedOffsets> &&
                   std::is_same_v<EndOffsetIteratorT, FixedOffsets>)
     {
-      // Fixed-size segments without block or large ones: one kernel, nothing to classify or list.
+      // Fixed-size segments: nothing to classify or list. Up to `warp_max` items one kernel, beyond a block per
+      // segment or unit.
       const SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
       if (begins.shift == 0 && ends.size == begins.size && ends.shift == begins.size &&
-          static_cast<std::uint64_t>(begins.size) <= classes.warp_max)
+          static_cast<std::uint64_t>(begins.size) > classes.warp_max)
+      {
+        return fixed_long(d_temp_storage,
+                          temp_storage_bytes,
+                          in,
+                          out,
+                          num_segments,
+                          begins.size,
+                          op,
+                          init,
+                          transform,
+                          classes,
+                          shape,
+                          facts,
+                          hooks,
+                          stream);
+      }
+      if (begins.shift == 0 && ends.size == begins.size && ends.shift == begins.size)
       {
         return fixed(d_temp_storage,
                      temp_storage_bytes,

@@ -8,7 +8,8 @@
 //!   rest: a list of the longer warp-sized ones (those past its end it reduces too), the index range of block and
 //!   large segments, and a list of the large ones with where their units start.
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
-//!   without offsets or classes.
+//!   without offsets or classes. Longer fixed-size segments take `SegmentedFixedUnitsKernel` (a block per block
+//!   segment or per unit of a large one) and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
 //! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
 //!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
 //!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
@@ -541,6 +542,81 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
         store_segment(out, segment, init.finalize(op, total));
       }
     }
+  }
+}
+
+//! Fixed-size segments longer than `warp_max` items (block and large ones): nothing to classify or list. Work item
+//! `w` is unit `w % units` of segment `w / units`, a block each, reduced with the agent and range
+//! `SegmentedBlockKernel` gives it, so the bits are the same. With one unit per segment (a block segment) the result
+//! is written at once; otherwise the unit's partial goes to `partials[w]`, for `SegmentedFixedPartialsKernel`.
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedUnitsKernel(
+    InputIteratorT in,
+    OutputIteratorT out,
+    std::int64_t num_segments,
+    std::int64_t size,
+    std::int64_t units,
+    std::int64_t unit_items,
+    ReductionOpT op,
+    InitT init,
+    TransformOpT transform,
+    AccumT* partials)
+{
+  begin_dependent_kernel();
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  __shared__ typename Agents::Block::TempStorage storage;
+  const std::int64_t work = num_segments * units;
+  for (std::int64_t w = blockIdx.x; w < work; w += gridDim.x)
+  {
+    const std::int64_t segment = w / units;
+    const std::int64_t first   = (w - segment * units) * unit_items;
+    const std::int64_t last    = first + unit_items < size ? first + unit_items : size;
+    const AccumT aggregate     = typename Agents::Block(storage, in + segment * size, op, transform)
+                                 .ConsumeRange(static_cast<OffsetT>(first), static_cast<OffsetT>(last));
+    if (threadIdx.x == 0 && units == 1)
+    {
+      store_segment(out, segment, init.finalize(op, aggregate));
+    }
+    else if (threadIdx.x == 0)
+    {
+      construct_at(partials + w, aggregate);
+    }
+    __syncthreads(); // the agent's storage is reused by the next unit
+  }
+}
+
+//! The `units` partials of each fixed-size large segment, folded as `SegmentedBlockKernel` folds them, finalised and
+//! written: a block per segment.
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedPartialsKernel(
+    OutputIteratorT out, std::int64_t num_segments, std::int64_t units, ReductionOpT op, InitT init, AccumT* partials)
+{
+  begin_dependent_kernel();
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  __shared__ typename Agents::Partials::TempStorage storage;
+  for (std::int64_t segment = blockIdx.x; segment < num_segments; segment += gridDim.x)
+  {
+    const AccumT total = typename Agents::Partials(storage, partials + segment * units, op, CastTo<AccumT>{})
+                             .ConsumeRange(0u, static_cast<std::uint32_t>(units));
+    if (threadIdx.x == 0)
+    {
+      store_segment(out, segment, init.finalize(op, total));
+    }
+    __syncthreads(); // the agent's storage is reused by the next segment
   }
 }
 
