@@ -248,21 +248,21 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT>
-FOLD_KERNEL
-__launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedWarpKernel(InputIteratorT in,
-                                                                                            OutputIteratorT out,
-                                                                                            BeginOffsetIteratorT begins,
-                                                                                            EndOffsetIteratorT ends,
-                                                                                            std::int64_t num_segments,
-                                                                                            ReductionOpT op,
-                                                                                            InitT init,
-                                                                                            TransformOpT transform,
-                                                                                            SegmentedState* state,
-                                                                                            LargeSegment* large_list,
-                                                                                            std::int64_t* block_list,
-                                                                                            std::int64_t* warp_list,
-                                                                                            int large_cap,
-                                                                                            int block_cap)
+FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
+                              4) void SegmentedWarpKernel(InputIteratorT in,
+                                                          OutputIteratorT out,
+                                                          BeginOffsetIteratorT begins,
+                                                          EndOffsetIteratorT ends,
+                                                          std::int64_t num_segments,
+                                                          ReductionOpT op,
+                                                          InitT init,
+                                                          TransformOpT transform,
+                                                          SegmentedState* state,
+                                                          LargeSegment* large_list,
+                                                          std::int64_t* block_list,
+                                                          std::int64_t* warp_list,
+                                                          int large_cap,
+                                                          int block_cap)
 {
   begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
@@ -275,26 +275,13 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const int warp                                       = static_cast<int>(threadIdx.x) / 32;
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
 
-  // Each warp reads the offsets of its next group while it reduces the current one (two groups' loads in flight).
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * warps;
-  std::int64_t group        = static_cast<std::int64_t>(blockIdx.x) * warps + warp;
-  std::int64_t next_begin   = 0;
-  std::uint64_t next_length = 0;
-  if (group * 32 + lane < num_segments)
-  {
-    read_segment(begins, ends, group * 32 + lane, next_begin, next_length);
-  }
-  for (; group * 32 < num_segments; group += stride)
+  // A group of 32 segments, one per lane (`length` 0 for a lane past the last segment): every class but the
+  // one-lane segments of groups that have only those, which the loop below takes two groups at a time.
+  auto reduce_group = [&](std::int64_t group, std::int64_t begin, std::uint64_t length)
   {
     const std::int64_t segment = group * 32 + lane;
     const bool present         = segment < num_segments;
-    const std::int64_t begin   = next_begin;
-    const std::uint64_t length = present ? next_length : 0;
-    if (segment + stride * 32 < num_segments)
-    {
-      read_segment(begins, ends, segment + stride * 32, next_begin, next_length);
-    }
-    const SegmentClass kind = present ? sizes.of(length) : SegmentClass::empty;
+    const SegmentClass kind    = present ? sizes.of(length) : SegmentClass::empty;
     if (present && kind == SegmentClass::empty)
     {
       store_segment(out, segment, init.empty());
@@ -394,7 +381,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 
     if (rest == 0)
     {
-      continue; // only small and empty segments in this group
+      return; // only small and empty segments in this group
     }
     // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
     // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,
@@ -447,6 +434,66 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
         large_list[position] = {segment, before & SegmentedState::units_mask};
       }
     }
+  };
+
+  // Each warp holds the offsets of two groups, `group` and `group + stride`, read one step ahead. When both have only
+  // one-lane segments (at most `lane_items` items each, or none), their runs are loaded together and both groups are
+  // done in one step: twice the loads in flight, for the segments whose cost is the round trip. Otherwise the first
+  // group is reduced alone (one copy of its code).
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * warps;
+  std::int64_t group        = static_cast<std::int64_t>(blockIdx.x) * warps + warp;
+  auto read_group           = [&](std::int64_t g, std::int64_t& begin, std::uint64_t& length)
+  {
+    begin  = 0;
+    length = 0; // past the last segment
+    if (g * 32 + lane < num_segments)
+    {
+      read_segment(begins, ends, g * 32 + lane, begin, length);
+    }
+  };
+  std::int64_t begin0, begin1;
+  std::uint64_t length0, length1;
+  read_group(group, begin0, length0);
+  read_group(group + stride, begin1, length1);
+  while (group * 32 < num_segments)
+  {
+    std::int64_t begin2;
+    std::uint64_t length2;
+    read_group(group + 2 * stride, begin2, length2);
+    constexpr auto one_lane = static_cast<std::uint64_t>(sizes.lane_items);
+    if (__all_sync(~0u, length0 <= one_lane && length1 <= one_lane))
+    {
+      std::int64_t begin3;
+      std::uint64_t length3;
+      read_group(group + 3 * stride, begin3, length3);
+      const AccumT first =
+          fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin0, 0, static_cast<int>(length0), thread_op, transform);
+      const AccumT second =
+          fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin1, 0, static_cast<int>(length1), thread_op, transform);
+      const std::int64_t segment = group * 32 + lane;
+      if (segment < num_segments && length0 == 0)
+      {
+        store_segment(out, segment, init.empty());
+      }
+      else if (segment < num_segments)
+      {
+        store_segment(out, segment, init.finalize(op, first));
+      }
+      if (segment + stride * 32 < num_segments && length1 == 0)
+      {
+        store_segment(out, segment + stride * 32, init.empty());
+      }
+      else if (segment + stride * 32 < num_segments)
+      {
+        store_segment(out, segment + stride * 32, init.finalize(op, second));
+      }
+      group += 2 * stride;
+      begin0 = begin2, length0 = length2, begin1 = begin3, length1 = length3;
+      continue;
+    }
+    reduce_group(group, begin0, length0);
+    group += stride;
+    begin0 = begin1, length0 = length1, begin1 = begin2, length1 = length2;
   }
 }
 
