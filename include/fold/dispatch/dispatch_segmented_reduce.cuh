@@ -106,8 +106,11 @@ struct DispatchSegmentedReduce
                                                             TransformOpT,
                                                             TuningT>;
 
-  //! Fixed-size segments of at most `warp_max` items: `SegmentedFixedKernel` alone, a grid of at most 32 blocks
-  //! per SM (a few waves), and no temporary storage beyond the one byte every size query gets.
+  //! Fixed-size segments: nothing to classify or list, so neither the warp kernel nor the state it shares with the
+  //! block kernel. Up to `warp_max` items `SegmentedFixedKernel` alone, a grid of at most 32 blocks per SM (a few
+  //! waves); longer ones `SegmentedFixedUnitsKernel`, a block per block segment or per unit of a large one, then for
+  //! large ones `SegmentedFixedPartialsKernel`. The temporary storage holds the large segments' unit partials, and
+  //! is otherwise the one byte every size query gets.
   static cudaError_t fixed(void* d_temp_storage,
                            std::size_t& temp_storage_bytes,
                            InputIteratorT in,
@@ -123,16 +126,38 @@ struct DispatchSegmentedReduce
                            const DispatchHooks& hooks,
                            cudaStream_t stream)
   {
+    const auto length           = static_cast<std::uint64_t>(size);
+    const bool large            = length > classes.block_max;
+    constexpr std::size_t align = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
+    const auto units            = static_cast<std::int64_t>(large ? classes.units(length) : 1);
+    const std::size_t bytes = large ? align - 1 + static_cast<std::size_t>(num_segments * units) * sizeof(AccumT) : 1;
     if (d_temp_storage == nullptr)
     {
-      temp_storage_bytes = 1;
+      temp_storage_bytes = bytes;
       return cudaSuccess;
     }
-    if (temp_storage_bytes < 1)
+    if (temp_storage_bytes < bytes)
     {
       return cudaErrorInvalidValue;
     }
-    const bool small = size > 0 && static_cast<std::uint64_t>(size) <= classes.small_max;
+    if (length > classes.warp_max)
+    {
+      return fixed_long(in,
+                        out,
+                        num_segments,
+                        size,
+                        units,
+                        large ? static_cast<std::int64_t>(classes.unit_items(length)) : size,
+                        op,
+                        init,
+                        transform,
+                        static_cast<AccumT*>(align_up(d_temp_storage, align)),
+                        shape,
+                        facts,
+                        hooks,
+                        stream);
+    }
+    const bool small = size > 0 && length <= classes.small_max;
     const std::int64_t per_block =
         small ? static_cast<std::int64_t>(shape.block_threads / classes.lanes(static_cast<std::uint64_t>(size))) *
                     fixed_segment_tasks<AccumT>()
@@ -160,41 +185,22 @@ struct DispatchSegmentedReduce
                   transform);
   }
 
-  //! Fixed-size segments longer than `warp_max` items: `SegmentedFixedUnitsKernel`, a block per block segment or
-  //! per unit of a large one, then for large ones `SegmentedFixedPartialsKernel`. Nothing is classified, so neither
-  //! the warp kernel nor the state it shares with the block kernel is needed; the temporary storage holds the units'
-  //! partials (one byte for block segments).
-  static cudaError_t fixed_long(void* d_temp_storage,
-                                std::size_t& temp_storage_bytes,
-                                InputIteratorT in,
+  //! `fixed`'s segments longer than `warp_max` items, in `units` units of `unit_items` each (one for a block segment).
+  static cudaError_t fixed_long(InputIteratorT in,
                                 OutputIteratorT out,
                                 std::int64_t num_segments,
                                 std::int64_t size,
+                                std::int64_t units,
+                                std::int64_t unit_items,
                                 ReductionOpT op,
                                 InitT init,
                                 TransformOpT transform,
-                                const SegmentClasses& classes,
+                                AccumT* partials,
                                 const TileShape& shape,
                                 const DeviceFacts& facts,
                                 const DispatchHooks& hooks,
                                 cudaStream_t stream)
   {
-    const auto length                = static_cast<std::uint64_t>(size);
-    const bool large                 = length > classes.block_max;
-    const auto units                 = static_cast<std::int64_t>(large ? classes.units(length) : 1);
-    const auto unit_items            = static_cast<std::int64_t>(large ? classes.unit_items(length) : length);
-    constexpr std::size_t align      = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
-    const std::size_t bytes          = large ? align - 1 + static_cast<std::size_t>(num_segments * units) * sizeof(AccumT) : 1;
-    if (d_temp_storage == nullptr)
-    {
-      temp_storage_bytes = bytes;
-      return cudaSuccess;
-    }
-    if (temp_storage_bytes < bytes)
-    {
-      return cudaErrorInvalidValue;
-    }
-    auto* partials          = static_cast<AccumT*>(align_up(d_temp_storage, align));
     const std::int64_t work = num_segments * units;
     const std::int64_t most = 0x7fffffff;
     if (const cudaError_t error = launch(SegmentedFixedUnitsKernel<InputIteratorT,
@@ -219,7 +225,7 @@ struct DispatchSegmentedReduce
                                          init,
                                          transform,
                                          partials);
-        error != cudaSuccess || !large)
+        error != cudaSuccess || units == 1)
     {
       return error;
     }
@@ -284,27 +290,8 @@ struct DispatchSegmentedReduce
     if constexpr (std::is_same_v<BeginOffsetIteratorT, FixedOffsets> &&
                   std::is_same_v<EndOffsetIteratorT, FixedOffsets>)
     {
-      // Fixed-size segments: nothing to classify or list. Up to `warp_max` items one kernel, beyond a block per
-      // segment or unit.
+      // Fixed-size segments: their own kernels.
       const SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
-      if (begins.shift == 0 && ends.size == begins.size && ends.shift == begins.size &&
-          static_cast<std::uint64_t>(begins.size) > classes.warp_max)
-      {
-        return fixed_long(d_temp_storage,
-                          temp_storage_bytes,
-                          in,
-                          out,
-                          num_segments,
-                          begins.size,
-                          op,
-                          init,
-                          transform,
-                          classes,
-                          shape,
-                          facts,
-                          hooks,
-                          stream);
-      }
       if (begins.shift == 0 && ends.size == begins.size && ends.shift == begins.size)
       {
         return fixed(d_temp_storage,
