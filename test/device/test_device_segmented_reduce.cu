@@ -12,6 +12,7 @@
 #include "test_util.cuh"
 
 #include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -746,6 +747,66 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
       REQUIRE(out[i] == expected);
     }
   }
+}
+
+TEST_CASE("Segmented sums over several steps of the warp kernel's grid, one-lane groups in pairs and mixed",
+          "[device][segmented]")
+{
+  // SegmentedWarpKernel folds two groups of 32 one-lane segments (at most lane_items items each) in one step, the
+  // second `stride` groups after the first; a step covers at most 32 blocks per SM of 8 warps, so 3 million segments
+  // make several. A third of the groups hold one longer segment, which sends the step through the general path.
+  const SegmentClasses sizes = classes<std::int32_t>();
+  fold_test::Random random{41};
+  std::vector<std::int64_t> lengths(3000017);
+  for (std::size_t g = 0; g * 32 < lengths.size(); ++g)
+  {
+    const std::size_t last = std::min(lengths.size(), g * 32 + 32);
+    for (std::size_t i = g * 32; i < last; ++i)
+    {
+      lengths[i] = random.between(0, sizes.lane_items);
+    }
+    if (random.between(0, 2) == 0)
+    {
+      lengths[g * 32 + static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(last - g * 32) - 1))] =
+          random.between(sizes.lane_items + 1, 2 * static_cast<std::int64_t>(sizes.small_max));
+    }
+  }
+  const Segments segments = back_to_back(lengths);
+  const auto values = fold_test::random_values<std::int32_t>(segments.items, 42, fold_test::Values::full_range);
+  check_sums<std::int32_t, int>(values, segments);
+}
+
+TEST_CASE("Fixed-size large segments outnumbering the blocks that fold their partials", "[device][segmented]")
+{
+  // SegmentedFixedPartialsKernel runs at most 32 blocks per SM, so 32 x SMs + 100 large segments make some of its
+  // blocks fold two (reusing their shared storage). The items are a counting sequence: nothing is stored, and each
+  // sum has a closed form (mod 2^32, as the device's unsigned sum wraps).
+  const thrust::counting_iterator<std::uint32_t> items(0);
+  const SegmentClasses sizes = SegmentClasses::make(
+      fold::detail::segmented_policy(),
+      fold::detail::reduce_tile_shape<thrust::counting_iterator<std::uint32_t>, std::uint32_t>(
+          fold_test::current_ptx_version()));
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  const std::int64_t count = 32 * static_cast<std::int64_t>(sms) + 100;
+  const auto size          = static_cast<std::int64_t>(sizes.block_max) + 1;
+  REQUIRE(count * size < (std::int64_t{1} << 32)); // the items themselves do not wrap
+  fold_test::DeviceBuffer<std::uint32_t> d_out(count);
+  d_out.poison();
+  fold_test::two_call([&](void* temp, std::size_t& bytes)
+                      { return fold::DeviceSegmentedReduce::Sum(temp, bytes, items, d_out.get(), count, size); });
+  const auto out = d_out.to_host();
+  Failures failures;
+  for (std::int64_t i = 0; i < count; ++i)
+  {
+    const auto first    = static_cast<std::uint64_t>(i * size);
+    const auto last     = first + static_cast<std::uint64_t>(size) - 1;
+    const auto expected = static_cast<std::uint32_t>((first + last) * static_cast<std::uint64_t>(size) / 2);
+    failures.check(out[static_cast<std::size_t>(i)] == expected,
+                   i,
+                   [&](std::ostream& o) { o << "fold " << out[static_cast<std::size_t>(i)] << ", host " << expected; });
+  }
+  failures.report();
 }
 
 TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][segmented][order]")

@@ -49,9 +49,11 @@ using enable_if_offsets_t =
 //! `fold::tuned<T>`. A run shows in a profiler as an NVTX range named after the call.
 //!
 //! Zero segments: the size query still writes `temp_storage_bytes` (CUB leaves it unwritten), and the run
-//! launches nothing. Each call clears a few bytes of the temporary storage (`cudaMemsetAsync`) and launches two
-//! kernels; which segment is reduced by a group of lanes, a warp, a block or the whole grid is decided on the
-//! device from its length (docs/semantics.md, "Segmented").
+//! launches nothing. A call through offsets clears a few bytes of the temporary storage (`cudaMemsetAsync`) and
+//! launches two kernels; which segment is reduced by a group of lanes, a warp, a block or the whole grid is decided
+//! on the device from its length (docs/semantics.md, "Segmented"). A call with a fixed segment size clears nothing
+//! and launches one kernel (two when a segment is longer than `segmented_policy().block_tiles` tiles), with the
+//! same trees.
 //!
 //! @code
 //! // examples/segmented.cu [offsets]
