@@ -160,6 +160,29 @@ struct SegmentedAgents
   using Partials =
       typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, void>::type;
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
+
+  //! Unit `k` of the segment of `length` items at `items`, in units of `unit_items` (the last one shorter; a block
+  //! segment is one unit): the agent and range every kernel reduces it with, so it has one tree wherever it goes.
+  FOLD_DEVICE static AccumT reduce_unit(typename Block::TempStorage& storage,
+                                        InputIteratorT items,
+                                        std::uint64_t length,
+                                        std::uint64_t unit_items,
+                                        std::uint64_t k,
+                                        ReductionOpT op,
+                                        TransformOpT transform)
+  {
+    const std::uint64_t end = (k + 1) * unit_items < length ? (k + 1) * unit_items : length;
+    return Block(storage, items, op, transform)
+        .ConsumeRange(static_cast<OffsetT>(k * unit_items), static_cast<OffsetT>(end));
+  }
+
+  //! A large segment's `units` unit partials, folded in order: how every kernel finishes one.
+  FOLD_DEVICE static AccumT
+  fold_partials(typename Partials::TempStorage& storage, const AccumT* partials, std::uint64_t units, ReductionOpT op)
+  {
+    return Partials(storage, const_cast<AccumT*>(partials), op, CastTo<AccumT>{})
+        .ConsumeRange(0u, static_cast<std::uint32_t>(units));
+  }
 };
 
 //! `SegmentClasses::lanes` of a small segment's `items` (1 to 32 x `LaneItems`), without its loop: the fewest lanes,
@@ -593,8 +616,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 }
 
 //! Fixed-size segments longer than `warp_max` items (block and large ones): nothing to classify or list. Work item
-//! `w` is unit `w % units` of segment `w / units`, a block each, reduced with the agent and range
-//! `SegmentedBlockKernel` gives it, so the bits are the same. With one unit per segment (a block segment) the result
+//! `w` is unit `w % units` of segment `w / units`, a block each, reduced by `SegmentedAgents::reduce_unit` as in
+//! `SegmentedBlockKernel`, so the bits are the same. With one unit per segment (a block segment) the result
 //! is written at once; otherwise the unit's partial goes to `partials[w]`, for `SegmentedFixedPartialsKernel`.
 template <typename InputIteratorT,
           typename OutputIteratorT,
@@ -623,10 +646,13 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   for (std::int64_t w = blockIdx.x; w < work; w += gridDim.x)
   {
     const std::int64_t segment = w / units;
-    const std::int64_t first   = (w - segment * units) * unit_items;
-    const std::int64_t last    = first + unit_items < size ? first + unit_items : size;
-    const AccumT aggregate     = typename Agents::Block(storage, in + segment * size, op, transform)
-                                 .ConsumeRange(static_cast<OffsetT>(first), static_cast<OffsetT>(last));
+    const AccumT aggregate     = Agents::reduce_unit(storage,
+                                                 in + segment * size,
+                                                 static_cast<std::uint64_t>(size),
+                                                 static_cast<std::uint64_t>(unit_items),
+                                                 static_cast<std::uint64_t>(w - segment * units),
+                                                 op,
+                                                 transform);
     if (threadIdx.x == 0 && units == 1)
     {
       store_segment(out, segment, init.finalize(op, aggregate));
@@ -639,8 +665,8 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   }
 }
 
-//! The `units` partials of each fixed-size large segment, folded as `SegmentedBlockKernel` folds them, finalised and
-//! written: a block per segment.
+//! The `units` partials of each fixed-size large segment, folded by `SegmentedAgents::fold_partials` as in
+//! `SegmentedBlockKernel`, finalised and written: a block per segment.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
@@ -657,8 +683,8 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   __shared__ typename Agents::Partials::TempStorage storage;
   for (std::int64_t segment = blockIdx.x; segment < num_segments; segment += gridDim.x)
   {
-    const AccumT total = typename Agents::Partials(storage, partials + segment * units, op, CastTo<AccumT>{})
-                             .ConsumeRange(0u, static_cast<std::uint32_t>(units));
+    const AccumT total =
+        Agents::fold_partials(storage, partials + segment * units, static_cast<std::uint64_t>(units), op);
     if (threadIdx.x == 0)
     {
       store_segment(out, segment, init.finalize(op, total));
@@ -720,17 +746,11 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 
   // Units `[0, units)` of the segment at `begin`, of `unit_items` items each (the last one shorter).
   auto reduce_unit = [&](std::int64_t begin, std::uint64_t length, std::uint64_t unit_items, std::uint64_t k)
-  {
-    const std::uint64_t end = (k + 1) * unit_items < length ? (k + 1) * unit_items : length;
-    return typename Agents::Block(storage.items, in + begin, op, transform)
-        .ConsumeRange(static_cast<OffsetT>(k * unit_items), static_cast<OffsetT>(end));
-  };
+  { return Agents::reduce_unit(storage.items, in + begin, length, unit_items, k, op, transform); };
   // The `units` partials at `unit_partials`, folded, finalised and written as segment `segment`'s result.
   auto finish = [&](std::int64_t segment, const AccumT* unit_partials, std::uint64_t units)
   {
-    const AccumT total =
-        typename Agents::Partials(storage.partials, const_cast<AccumT*>(unit_partials), op, CastTo<AccumT>{})
-            .ConsumeRange(0u, static_cast<std::uint32_t>(units));
+    const AccumT total = Agents::fold_partials(storage.partials, unit_partials, units, op);
     if (tid == 0)
     {
       store_segment(out, segment, init.finalize(op, total));
