@@ -383,6 +383,14 @@ def segmented_summary(rows, torch, w):
     w("\nfold slower than cub beyond a tie (%.1f%%): %d of %d cases%s\n" % (
         100 * tie, len(slower), len(with_cub),
         (": " + ", ".join("%s %.3f" % (r["name"], r["fold_over_cub"]) for r in slower)) if slower else ""))
+    streamed = [r for r in with_cub if r.get("cub_stream_us")]
+    if streamed:
+        behind_stream = sorted((r for r in streamed if r["fold_stream_us"] > (1 + tie) * r["cub_stream_us"]),
+                               key=lambda r: -r["fold_stream_us"] / r["cub_stream_us"])
+        w("In stream mode (10 calls back to back, time per call): fold slower than cub beyond a tie in %d of %d "
+          "cases%s\n" % (len(behind_stream), len(streamed),
+                         (": " + ", ".join("%s %.3f" % (r["name"], r["fold_stream_us"] / r["cub_stream_us"])
+                                           for r in behind_stream)) if behind_stream else ""))
     timed = [(r, best_torch(torch.get(r["name"]))) for r in rows]
     timed = [(r, t) for r, t in timed if t]
     behind = sorted(((r, t) for r, t in timed if r["fold_us"] > t), key=lambda p: -p[0]["fold_us"] / p[1])
@@ -408,9 +416,9 @@ def segmented(src):
     peak = float(ctx["peak_GBps"])
 
     def table(out, sel):
-        out.write("| case | segments | mean length | fold us | cub us | fold/cub | cub spread | torch segment_reduce us "
-                  "| torch dense us | fold/torch | fold % of peak | cub % of peak |\n")
-        out.write("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        out.write("| case | segments | mean length | fold us | cub us | fold/cub | cub spread | fold/cub, stream "
+                  "| torch segment_reduce us | torch dense us | fold/torch | fold % of peak | cub % of peak |\n")
+        out.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in sel:
             t = torch.get(r["name"], {})
             best = best_torch(t)
@@ -419,6 +427,7 @@ def segmented(src):
                      "%.1f" % r["fold_us"], "%.1f" % r["cub_us"] if r["cub_us"] > 0 else "-",
                      "%.3f" % r["fold_over_cub"] if r["cub_us"] > 0 else "-",
                      "%.1f%%" % (100 * abs(r["cub_spread"] - 1)) if r.get("cub_spread") else "-",
+                     "%.3f" % (r["fold_stream_us"] / r["cub_stream_us"]) if r.get("cub_stream_us") else "-",
                      "%.1f" % t["segment_reduce_us"] if t.get("segment_reduce_us") else "-",
                      "%.1f" % t["dense_us"] if t.get("dense_us") else "-",
                      "%.3f" % (r["fold_us"] / best) if best else "-",
@@ -435,7 +444,9 @@ def segmented(src):
                   "torch_segmented.py`, `benchmarks/torch_axes.py`) on the same segments right after. Times: CUDA events "
                   "around one call, the median of 9 calls after a warm-up (3 where a call takes over 5 ms), cub "
                   "timed before and after fold (its spread, the second over the first, is the noise floor of "
-                  "fold/cub); ratios below 1 mean fold is faster. % of peak counts the bytes that must move (items, offsets, results) "
+                  "fold/cub); ratios below 1 mean fold is faster. \"fold/cub, stream\": the same with 10 calls back "
+                  "to back between the events (time per call, the median of 3), where the host's launches overlap the "
+                  "device's work as in a program's loop. % of peak counts the bytes that must move (items, offsets, results) "
                   f"against the datasheet's {peak:.0f} GB/s. torch: `torch.segment_reduce(x, op, lengths=...)`, and "
                   "the dense form over the reshaped rows where the lengths are fixed (`torch.sum`/`amin`/`argmax("
                   "x.view(-1, L), dim=1)`; for the axis cases `torch.sum(x, dims)`); fold/torch is against the faster "

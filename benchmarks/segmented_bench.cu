@@ -241,6 +241,39 @@ double median_seconds(CallT&& call)
   return bench::median(samples);
 }
 
+//! Seconds per call of `call` made 10 times back to back between two events, the median of 3 such runs: the
+//! host's launches overlap the device's work, as in a program's loop, where `median_seconds` has a single call's
+//! launches on its critical path.
+template <typename CallT>
+double stream_seconds(CallT&& call)
+{
+  bench::EventTimer timer;
+  cudaError_t status  = cudaSuccess;
+  constexpr int calls = 10;
+  std::vector<double> samples;
+  for (int i = 0; i < 3; ++i)
+  {
+    samples.push_back(timer.seconds(
+                          [&]
+                          {
+                            for (int c = 0; c < calls && status == cudaSuccess; ++c)
+                            {
+                              status = call();
+                            }
+                          }) /
+                      calls);
+    BENCH_CHECK(status);
+  }
+  return bench::median(samples);
+}
+
+//! Records the stream-mode times (`stream_seconds`) of fold and, where there is one, cub.
+void record_stream(benchmark::State& state, double fold_s, double cub_s)
+{
+  state.counters["fold_stream_us"] = fold_s * 1e6;
+  state.counters["cub_stream_us"]  = cub_s * 1e6;
+}
+
 //! The counters every case reports (report.py reads them): times, the fold/cub ratio, bytes that must move, and
 //! bandwidth and % of the datasheet peak for each (cub's bytes differ from fold's through the fixed-size overload,
 //! which reads no offsets).
@@ -452,6 +485,7 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
     state.SetIterationTime(fold_s);
   }
   state.counters["cub_spread"] = cub_again_s / cub_s;
+  record_stream(state, stream_seconds(run_fold), stream_seconds(run_cub));
   // Bytes that must move: the items, the offsets read (none through the fixed-size overload) and the results.
   const double offsets_read        = apart ? 2.0 * segments : segments + 1.0;
   const double item_bytes          = static_cast<double>(items) * sizeof(T);
@@ -555,6 +589,7 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
     state.SetIterationTime(fold_s);
   }
   state.counters["cub_spread"] = trailing ? cub_again_s / cub_s : 0;
+  record_stream(state, stream_seconds(fold_call), trailing ? stream_seconds(cub_call) : 0);
   record(state, name, fold_s, cub_s, (items + outputs) * 4.0, (items + outputs) * 4.0);
 }
 

@@ -4,7 +4,7 @@
 // fixed-size overloads, against a host reference and against cub::DeviceSegmentedReduce; every length distribution
 // of fold-segmented-bench (issue 19) for Sum of float and int32 and Min and ArgMax of float, back to back and
 // scrambled (unsorted, overlapping); results that do not depend on how a segment was scheduled or on the other
-// segments of its batch; the argument checks.
+// segments of its batch; a call captured into a graph and replayed; the argument checks.
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -754,7 +754,9 @@ TEST_CASE("Segmented sums over several steps of the warp kernel's grid, one-lane
 {
   // SegmentedWarpKernel folds two groups of 32 one-lane segments (at most lane_items items each) in one step, the
   // second `stride` groups after the first; a step covers at most 32 blocks per SM of 8 warps, so 3 million segments
-  // make several. A third of the groups hold one longer segment, which sends the step through the general path.
+  // make several. A third of the groups hold one longer segment, which sends the step through the general path. One
+  // in 32 of those is a long warp or a block segment: with more segments than the block kernel has threads, the warp
+  // kernel lists them, and the block kernel takes them from its lists.
   const SegmentClasses sizes = classes<std::int32_t>();
   fold_test::Random random{41};
   std::vector<std::int64_t> lengths(3000017);
@@ -768,11 +770,14 @@ TEST_CASE("Segmented sums over several steps of the warp kernel's grid, one-lane
     if (random.between(0, 2) == 0)
     {
       lengths[g * 32 + static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(last - g * 32) - 1))] =
-          random.between(sizes.lane_items + 1, 2 * static_cast<std::int64_t>(sizes.small_max));
+          random.between(0, 31) == 0
+              ? random.between(static_cast<std::int64_t>(sizes.warp_max) / 4,
+                               3 * static_cast<std::int64_t>(sizes.warp_max))
+              : random.between(sizes.lane_items + 1, 2 * static_cast<std::int64_t>(sizes.small_max));
     }
   }
   const Segments segments = back_to_back(lengths);
-  const auto values = fold_test::random_values<std::int32_t>(segments.items, 42, fold_test::Values::full_range);
+  const auto values       = fold_test::random_values<std::int32_t>(segments.items, 42, fold_test::Values::full_range);
   check_sums<std::int32_t, int>(values, segments);
 }
 
@@ -782,10 +787,10 @@ TEST_CASE("Fixed-size large segments outnumbering the blocks that fold their par
   // blocks fold two (reusing their shared storage). The items are a counting sequence: nothing is stored, and each
   // sum has a closed form (mod 2^32, as the device's unsigned sum wraps).
   const thrust::counting_iterator<std::uint32_t> items(0);
-  const SegmentClasses sizes = SegmentClasses::make(
-      fold::detail::segmented_policy(),
-      fold::detail::reduce_tile_shape<thrust::counting_iterator<std::uint32_t>, std::uint32_t>(
-          fold_test::current_ptx_version()));
+  const SegmentClasses sizes =
+      SegmentClasses::make(fold::detail::segmented_policy(),
+                           fold::detail::reduce_tile_shape<thrust::counting_iterator<std::uint32_t>, std::uint32_t>(
+                               fold_test::current_ptx_version()));
   int sms = 0;
   REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
   const std::int64_t count = 32 * static_cast<std::int64_t>(sms) + 100;
@@ -854,6 +859,74 @@ TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][se
       CHECK(out[i] == expected);
     }
   }
+}
+
+TEST_CASE("A segmented call through offsets captures as three kernels and replays", "[device][segmented][graph]")
+{
+  // The state the kernels share is cleared by a kernel (SegmentedClearKernel), not a memset, so that the call's
+  // launches chain through programmatic dependent launch; in a graph each replay clears it again. Every class, so
+  // that replays go through every list; results poisoned before each replay and checked against the host exactly.
+  const SegmentClasses sizes = classes<std::uint32_t>();
+  const Segments segments    = back_to_back(lengths_of_every_class(sizes, 71));
+  const auto values          = fold_test::random_values<std::uint32_t>(
+      static_cast<std::size_t>(segments.items), 72, fold_test::Values::full_range);
+  const auto n = static_cast<std::int64_t>(segments.begins.size());
+  std::vector<std::uint32_t> expected(segments.begins.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+  {
+    for (std::int64_t k = segments.begins[i]; k < segments.ends[i]; ++k)
+    {
+      expected[i] += values[static_cast<std::size_t>(k)]; // mod 2^32, as the device's sum wraps
+    }
+  }
+  fold_test::DeviceBuffer<std::uint32_t> d_in(values), d_out(expected.size());
+  fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
+  cudaStream_t stream = nullptr;
+  CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::size_t bytes = 0;
+  CUDA_REQUIRE(fold::DeviceSegmentedReduce::Sum(
+      nullptr, bytes, d_in.get(), d_out.get(), n, d_begins.get(), d_ends.get(), stream));
+  fold_test::DeviceBuffer<unsigned char> d_temp(bytes);
+  d_temp.poison(); // the state must be cleared by the call itself
+
+  cudaGraph_t graph = nullptr;
+  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const cudaError_t status = fold::DeviceSegmentedReduce::Sum(
+      d_temp.get(), bytes, d_in.get(), d_out.get(), n, d_begins.get(), d_ends.get(), stream);
+  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+  CUDA_REQUIRE(status);
+  std::size_t nodes = 0;
+  CUDA_REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes));
+  std::vector<cudaGraphNode_t> node_list(nodes);
+  CUDA_REQUIRE(cudaGraphGetNodes(graph, node_list.data(), &nodes));
+  CHECK(nodes == 3);
+  for (cudaGraphNode_t node : node_list)
+  {
+    cudaGraphNodeType type{};
+    CUDA_REQUIRE(cudaGraphNodeGetType(node, &type));
+    CHECK(type == cudaGraphNodeTypeKernel);
+  }
+  cudaGraphExec_t exec = nullptr;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay)
+  {
+    d_out.poison();
+    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    const auto out = d_out.to_host();
+    Failures failures;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+      failures.check(out[i] == expected[i],
+                     static_cast<std::int64_t>(i),
+                     [&](std::ostream& text)
+                     { text << "replay " << replay << ": " << out[i] << ", expected " << expected[i]; });
+    }
+    failures.report();
+  }
+  CUDA_REQUIRE(cudaGraphExecDestroy(exec));
+  CUDA_REQUIRE(cudaGraphDestroy(graph));
+  CUDA_REQUIRE(cudaStreamDestroy(stream));
 }
 
 TEST_CASE("Segmented reductions: zero segments and bad arguments", "[device][segmented][errors]")

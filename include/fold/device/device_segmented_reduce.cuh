@@ -49,7 +49,7 @@ using enable_if_offsets_t =
 //! `fold::tuned<T>`. A run shows in a profiler as an NVTX range named after the call.
 //!
 //! Zero segments: the size query still writes `temp_storage_bytes` (CUB leaves it unwritten), and the run
-//! launches nothing. A call through offsets clears a few bytes of the temporary storage (`cudaMemsetAsync`) and
+//! launches nothing. A call through offsets clears a few bytes of the temporary storage (with a one-block kernel) and
 //! launches two kernels; which segment is reduced by a group of lanes, a warp, a block or the whole grid is decided
 //! on the device from its length (docs/semantics.md, "Segmented"). A call with a fixed segment size clears nothing
 //! and launches one kernel (two when a segment is longer than `segmented_policy().block_tiles` tiles), with the

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! The segmented dispatch: validates the arguments, lays out the temporary storage, clears the state the two
-//! kernels share and launches them on the caller's stream. Which segment goes where is decided on the device
-//! (see kernels_segmented_reduce.cuh), so nothing waits for the host.
+//! kernels share (with a kernel) and launches them on the caller's stream. Which segment goes where is decided on the
+//! device (see kernels_segmented_reduce.cuh), so nothing waits for the host.
 #pragma once
 
 #include <fold/util/macros.cuh>
@@ -336,7 +336,14 @@ struct DispatchSegmentedReduce
     }
     char* base  = static_cast<char*>(align_up(d_temp_storage, layout.align));
     auto* state = reinterpret_cast<SegmentedState*>(base);
-    if (const cudaError_t error = cudaMemsetAsync(base, 0, layout.clear_bytes, stream); error != cudaSuccess)
+    if (const cudaError_t error = launch(SegmentedClearKernel<unsigned>,
+                                         1,
+                                         shape.block_threads,
+                                         stream,
+                                         may_overlap(facts.arch, hooks),
+                                         reinterpret_cast<unsigned*>(base),
+                                         static_cast<int>(layout.clear_bytes / sizeof(unsigned)));
+        error != cudaSuccess)
     {
       return error;
     }

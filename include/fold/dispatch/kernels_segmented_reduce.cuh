@@ -108,8 +108,8 @@ struct SegmentClasses
   }
 };
 
-//! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed before each
-//! call.
+//! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed by
+//! `SegmentedClearKernel` before each call.
 struct SegmentedState
 {
   static constexpr int count_shift               = 40;
@@ -259,6 +259,19 @@ fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformO
     }
   }
   return aggregate;
+}
+
+//! Clears the `count` words of the state the warp and block kernels share, with one block. A kernel rather than
+//! `cudaMemsetAsync`, so that a call's launches all overlap the kernel before them (programmatic dependent launch
+//! chains kernels only: a memset between two kernels puts their whole launch latency back between them).
+template <typename WordT>
+FOLD_KERNEL void SegmentedClearKernel(WordT* words, int count)
+{
+  begin_dependent_kernel();
+  for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x))
+  {
+    words[i] = WordT{};
+  }
 }
 
 template <typename InputIteratorT,
