@@ -150,29 +150,28 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
           aggregate[j]      = start ? item : thread_op(aggregate[j], item);
         }
       };
-      Vector v;
-      load(first, v);
-      fold_row(first, v, true);
-      std::int64_t r       = first + 1;
-      constexpr int unroll = V > 4 ? 2 : 4;
-      for (; r + unroll <= last; r += unroll)
+      // `unroll` rows at a time, all their loads issued before any is folded (the last batch's too, under a
+      // predicate), then folded in row order from the first, so the fold is the same whatever the batches.
+      constexpr int unroll = 4;
+      for (std::int64_t r = first; r < last; r += unroll)
       {
         Vector rows[unroll];
 #pragma unroll
         for (int k = 0; k < unroll; ++k)
         {
-          load(r + k, rows[k]);
+          if (r + k < last)
+          {
+            load(r + k, rows[k]);
+          }
         }
 #pragma unroll
         for (int k = 0; k < unroll; ++k)
         {
-          fold_row(r + k, rows[k], false);
+          if (r + k < last)
+          {
+            fold_row(r + k, rows[k], r + k == first);
+          }
         }
-      }
-      for (; r < last; ++r)
-      {
-        load(r, v);
-        fold_row(r, v, false);
       }
     }
 #pragma unroll
