@@ -237,7 +237,7 @@ struct DispatchReduceAxes
       InT in, OutT out, const AxesStep& s, ReductionOpT op, StepInitT init, int sms, bool overlap, cudaStream_t stream)
   {
     constexpr int V             = column_vector_items<InT>();
-    const int col_threads       = column_threads(s.cols, V);
+    const int col_threads       = column_threads(s.cols, V, s.units * s.batch);
     const std::int64_t per_tile = static_cast<std::int64_t>(col_threads) * V;
     const std::int64_t blocks   = (s.cols + per_tile - 1) / per_tile * s.units * s.batch;
     const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;

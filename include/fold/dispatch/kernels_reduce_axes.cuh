@@ -54,15 +54,25 @@ FOLD_HOST_DEVICE constexpr int column_vector_items()
   }
 }
 
+//! The fewest blocks a higher-dimension step is given while its column groups can be split further (a constant, so
+//! that the tree depends only on the shape, never on the device).
+inline constexpr std::int64_t min_higher_dim_blocks = 1024;
+
 //! Threads of a block that share a row: the column groups of `vector_items` rounded up to a power of two, at most
-//! all of them. The others split the rows.
-FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_items)
+//! all of them; halved (down to 8 groups) while the step's `row_blocks` (units times batch) would give
+//! fewer than `min_higher_dim_blocks` blocks, so that a short step (the last of a long column's, say) still spreads
+//! over the GPU. The others split the rows.
+FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_items, std::int64_t row_blocks)
 {
   const std::int64_t groups = (cols + vector_items - 1) / vector_items;
   int c                     = 1;
   while (c < groups && c < higher_dim_threads)
   {
     c *= 2;
+  }
+  while (c > 8 && (groups + c - 1) / c * row_blocks < min_higher_dim_blocks)
+  {
+    c /= 2;
   }
   return c;
 }
