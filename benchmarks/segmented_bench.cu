@@ -701,6 +701,22 @@ int main(int argc, char** argv)
     register_axes(shape, {1}, "axes/" + label + "/axis1");
   }
   register_axes({64, 56, 56, 256}, {0, 1, 2}, "axes/64x56x56x256/axes012");
+  // Issue 19's shapes at 2^26 items: the innermost axis with 2-256 items per output, outer axes with 2-64 kept, the
+  // middle axis of a 3-D array, all axes but the first (torch_axes.py runs the same list).
+  for (int log2_cols : {1, 2, 6, 8})
+  {
+    const std::int64_t cols = std::int64_t{1} << log2_cols, rows = (std::int64_t{1} << 26) / cols;
+    const std::string label = std::to_string(rows) + "x" + std::to_string(cols);
+    register_axes({rows, cols}, {1}, "axes/" + label + "/axis1");
+    if (log2_cols <= 6)
+    {
+      register_axes({rows, cols}, {0}, "axes/" + label + "/axis0");
+    }
+  }
+  register_axes({64, 4096, 256}, {1}, "axes/64x4096x256/axis1");
+  register_axes({4096, 64, 256}, {1}, "axes/4096x64x256/axis1");
+  register_axes({256, 256, 1024}, {1}, "axes/256x256x1024/axis1");
+  register_axes({256, 512, 512}, {1, 2}, "axes/256x512x512/axes12");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   print_table();

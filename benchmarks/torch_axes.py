@@ -18,6 +18,19 @@ CASES = [
     ((1 << 12, 1 << 16), (1,), "axes/4096x65536/axis1"),
     ((64, 56, 56, 256), (0, 1, 2), "axes/64x56x56x256/axes012"),
 ]
+# Issue 19's shapes at 2^26 items, as fold-segmented-bench registers them.
+for log2_cols in (1, 2, 6, 8):
+    cols = 1 << log2_cols
+    rows = (1 << 26) // cols
+    CASES.append(((rows, cols), (1,), f"axes/{rows}x{cols}/axis1"))
+    if log2_cols <= 6:
+        CASES.append(((rows, cols), (0,), f"axes/{rows}x{cols}/axis0"))
+CASES += [
+    ((64, 4096, 256), (1,), "axes/64x4096x256/axis1"),
+    ((4096, 64, 256), (1,), "axes/4096x64x256/axis1"),
+    ((256, 256, 1024), (1,), "axes/256x256x1024/axis1"),
+    ((256, 512, 512), (1, 2), "axes/256x512x512/axes12"),
+]
 
 
 def main():

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
 namespace detail
@@ -242,18 +243,53 @@ struct DispatchReduceAxes
     const std::int64_t blocks   = (s.cols + per_tile - 1) / per_tile * s.units * s.batch;
     const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
     const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
-    return launch(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast>,
-                  grid,
-                  higher_dim_threads,
-                  stream,
-                  overlap,
-                  in,
-                  out,
-                  s,
-                  col_threads,
-                  op,
-                  init,
-                  Cast{});
+    // A commutative operator over rows narrower than a warp's threads takes the rows round-robin, so that a warp
+    // reads consecutive rows (contiguous bytes) rather than one piece of as many runs.
+    const bool interleave = is_commutative_v<ReductionOpT> && col_threads < 32;
+    auto go               = [&](auto kernel)
+    { return launch(kernel, grid, higher_dim_threads, stream, overlap, in, out, s, col_threads, op, init, Cast{}); };
+    auto launch_with = [&](auto packed_cols)
+    {
+      constexpr int packed = decltype(packed_cols)::value;
+      if constexpr (packed > 0)
+      {
+        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, packed, true>);
+      }
+      else if constexpr (is_commutative_v<ReductionOpT>)
+      {
+        return interleave ? go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, true>)
+                          : go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
+      }
+      else
+      {
+        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
+      }
+    };
+    // Rows narrower than a vector, reduced by a commutative operator, get an instantiation that reads several to a
+    // vector (its own, so that the common one keeps its registers).
+    const int packed_cols = packed_higher_dim_cols<InT, ReductionOpT>(s.cols);
+    if constexpr (V >= 4)
+    {
+      if (packed_cols == 2)
+      {
+        return launch_with(std::integral_constant<int, 2>{});
+      }
+    }
+    if constexpr (V >= 8)
+    {
+      if (packed_cols == 4)
+      {
+        return launch_with(std::integral_constant<int, 4>{});
+      }
+    }
+    if constexpr (V >= 16)
+    {
+      if (packed_cols == 8)
+      {
+        return launch_with(std::integral_constant<int, 8>{});
+      }
+    }
+    return launch_with(std::integral_constant<int, 0>{});
   }
 
   static cudaError_t Dispatch(void* d_temp_storage,

@@ -15,6 +15,7 @@
 #include <fold/util/uninitialized.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
 FOLD_KERNELS_BEGIN
@@ -54,6 +55,17 @@ FOLD_HOST_DEVICE constexpr int column_vector_items()
   }
 }
 
+//! The columns of a step's rows when `HigherDimKernel` reads several rows to a 16-byte vector and deals the vectors
+//! round-robin (its `PackedCols` instantiation): 2 to `V / 2` columns (a power of two) of items read through a raw
+//! pointer, reduced by a commutative operator (the vectors a thread folds are not contiguous); 0 otherwise. Other
+//! narrow rows take contiguous runs of rows, one row at a time.
+template <typename InputIteratorT, typename ReductionOpT>
+FOLD_HOST_DEVICE constexpr int packed_higher_dim_cols(std::int64_t cols)
+{
+  constexpr int V = column_vector_items<InputIteratorT>();
+  return V > 2 && is_commutative_v<ReductionOpT> && cols >= 2 && cols < V && V % cols == 0 ? static_cast<int>(cols) : 0;
+}
+
 //! The fewest blocks a higher-dimension step is given while its column groups can be split further (a constant, so
 //! that the tree depends only on the shape, never on the device).
 inline constexpr std::int64_t min_higher_dim_blocks = 1024;
@@ -85,7 +97,9 @@ template <typename InputIteratorT,
           typename ReductionOpT,
           typename InitT,
           typename AccumT,
-          typename TransformOpT>
+          typename TransformOpT,
+          int PackedCols,
+          bool Interleaved>
 FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIteratorT in,
                                                                        OutputIteratorT out,
                                                                        AxesStep step,
@@ -124,12 +138,72 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
     const std::int64_t row0      = unit * step.rows_per_unit;
     const std::int64_t unit_rows = step.rows - row0 < step.rows_per_unit ? step.rows - row0 : step.rows_per_unit;
     const std::int64_t run       = (unit_rows + run_groups - 1) / run_groups;
-    const std::int64_t first     = y * run < unit_rows ? y * run : unit_rows;
-    const std::int64_t last      = first + run < unit_rows ? first + run : unit_rows;
-    const int valid              = static_cast<int>((unit_rows + run - 1) / run);
+    // Thread `y`'s rows: the `y`-th run, or with `Interleaved` rows `y`, `y + run_groups`, ...
+    const std::int64_t first     = Interleaved ? y : (y * run < unit_rows ? y * run : unit_rows);
+    const std::int64_t last      = Interleaved ? unit_rows : (first + run < unit_rows ? first + run : unit_rows);
+    const std::int64_t step_rows = Interleaved ? run_groups : 1;
+    // Runs of rows (or, with `PackedCols`, vectors of rows dealt round-robin) that hold items: the tree's leaves.
+    int valid = Interleaved ? (unit_rows < run_groups ? static_cast<int>(unit_rows) : run_groups)
+                            : static_cast<int>((unit_rows + run - 1) / run);
 
     AccumT aggregate[V];
-    if (col < step.cols && first < last)
+    if constexpr (PackedCols > 0)
+    {
+      // Rows of `PackedCols` columns (a commutative operator; `packed_higher_dim_cols`), `R` rows to a 16-byte
+      // vector: thread `y` takes vectors `y`, `y + 256`, ... of the unit (a warp reads 512 contiguous bytes, where
+      // runs of rows gave each lane its own 16 bytes, one L1 wavefront each), folding each column. A vector is
+      // loaded whole where it lies in the unit and the unit starts aligned, item by item otherwise: the same
+      // items in the same order, so the tree does not depend on the alignment.
+      constexpr int C           = PackedCols;
+      constexpr int R           = V / C;
+      const std::int64_t vecs   = (unit_rows + R - 1) / R;
+      valid                     = vecs < run_groups ? static_cast<int>(vecs) : run_groups;
+      const InputIteratorT base = in + (b * step.rows + row0) * C;
+      const bool aligned        = reinterpret_cast<std::uintptr_t>(&base[0]) % sizeof(Vector) == 0;
+      constexpr int unroll      = 4;
+      for (std::int64_t v0 = y; v0 < vecs; v0 += unroll * run_groups)
+      {
+        Vector rows[unroll];
+#pragma unroll
+        for (int k = 0; k < unroll; ++k)
+        {
+          const std::int64_t r = (v0 + k * run_groups) * R; // the vector's first row
+          if (r < unit_rows)
+          {
+            if (aligned && r + R <= unit_rows)
+            {
+              rows[k] = *reinterpret_cast<const Vector*>(&base[r * C]);
+            }
+            else
+            {
+#pragma unroll
+              for (int i = 0; i < V; ++i)
+              {
+                if (r + i / C < unit_rows)
+                {
+                  rows[k].items[i] = base[r * C + i];
+                }
+              }
+            }
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < unroll; ++k)
+        {
+          const std::int64_t r = (v0 + k * run_groups) * R;
+#pragma unroll
+          for (int i = 0; i < V; ++i)
+          {
+            if (r + i / C < unit_rows)
+            {
+              const AccumT item = transform(rows[k].items[i], r + i / C);
+              aggregate[i % C]  = r == y * R && i < C ? item : thread_op(aggregate[i % C], item);
+            }
+          }
+        }
+      }
+    }
+    else if (col < step.cols && first < last)
     {
       const InputIteratorT base = in + ((b * step.rows + row0) * step.cols + col);
       // Row `r`'s items of the thread's columns (those past the end of the row are never folded).
@@ -163,23 +237,25 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
       // `unroll` rows at a time, all their loads issued before any is folded (the last batch's too, under a
       // predicate), then folded in row order from the first, so the fold is the same whatever the batches.
       constexpr int unroll = 4;
-      for (std::int64_t r = first; r < last; r += unroll)
       {
-        Vector rows[unroll];
-#pragma unroll
-        for (int k = 0; k < unroll; ++k)
+        for (std::int64_t r = first; r < last; r += unroll * step_rows)
         {
-          if (r + k < last)
+          Vector rows[unroll];
+#pragma unroll
+          for (int k = 0; k < unroll; ++k)
           {
-            load(r + k, rows[k]);
+            if (r + k * step_rows < last)
+            {
+              load(r + k * step_rows, rows[k]);
+            }
           }
-        }
 #pragma unroll
-        for (int k = 0; k < unroll; ++k)
-        {
-          if (r + k < last)
+          for (int k = 0; k < unroll; ++k)
           {
-            fold_row(r + k, rows[k], r + k == first);
+            if (r + k * step_rows < last)
+            {
+              fold_row(r + k * step_rows, rows[k], r + k * step_rows == first);
+            }
           }
         }
       }
