@@ -91,7 +91,9 @@ FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_item
 
 //! `[batch, rows, cols]` -> `[batch, units, cols]`. Block `(tile, unit, b)` takes `col_threads` column groups
 //! of `V` columns and the unit's rows; thread `(x, y)` folds its group's columns over the `y`-th contiguous run
-//! of those rows, in order, and the runs are combined in order by a tree over `y`.
+//! of those rows, in order, and the runs are combined in order by a tree over `y`. With `Interleaved` (a
+//! commutative operator, fewer than 32 threads over a row) thread `(x, y)` takes rows `y`, `y + 256 / col_threads`,
+//! ... instead; with `PackedCols` (rows of 2 to `V / 2` columns, interleaved too) vectors of `V / PackedCols` rows.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
