@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Helpers for the DeviceReduce tests: the tile of a type on this device, and the error bound of a float sum.
+// Helpers for the DeviceReduce tests: the tile of a type on this device, the error bound of a float sum, and the
+// node types of a captured graph.
 #pragma once
 
 #include <fold/device/device_reduce.cuh>
@@ -12,6 +13,21 @@
 
 namespace fold_test
 {
+
+//! The types of the nodes of `graph` (a captured call: fold's calls capture as kernels only, no memset node).
+inline std::vector<cudaGraphNodeType> graph_node_types(cudaGraph_t graph)
+{
+  std::size_t count = 0;
+  CUDA_REQUIRE(cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  CUDA_REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &count));
+  std::vector<cudaGraphNodeType> types(count);
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    CUDA_REQUIRE(cudaGraphNodeGetType(nodes[i], &types[i]));
+  }
+  return types;
+}
 
 //! The tile (items) the dispatch uses for input `T*` reduced by `ReductionOpT` in `AccumT` on this device: the
 //! boundary between the single-tile and the multi-block paths. Commutative operators get the longer tile.

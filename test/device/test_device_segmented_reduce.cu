@@ -895,17 +895,9 @@ TEST_CASE("A segmented call through offsets captures as three kernels and replay
       d_temp.get(), bytes, d_in.get(), d_out.get(), n, d_begins.get(), d_ends.get(), stream);
   CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
   CUDA_REQUIRE(status);
-  std::size_t nodes = 0;
-  CUDA_REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes));
-  std::vector<cudaGraphNode_t> node_list(nodes);
-  CUDA_REQUIRE(cudaGraphGetNodes(graph, node_list.data(), &nodes));
-  CHECK(nodes == 3);
-  for (cudaGraphNode_t node : node_list)
-  {
-    cudaGraphNodeType type{};
-    CUDA_REQUIRE(cudaGraphNodeGetType(node, &type));
-    CHECK(type == cudaGraphNodeTypeKernel);
-  }
+  const auto types = fold_test::graph_node_types(graph);
+  CHECK(types.size() == 3);
+  CHECK(std::count(types.begin(), types.end(), cudaGraphNodeTypeKernel) == 3);
   cudaGraphExec_t exec = nullptr;
   CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
   for (int replay = 0; replay < 3; ++replay)
