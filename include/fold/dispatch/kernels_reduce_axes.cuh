@@ -162,7 +162,7 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
       valid                     = vecs < run_groups ? static_cast<int>(vecs) : run_groups;
       const InputIteratorT base = in + (b * step.rows + row0) * C;
       const bool aligned        = reinterpret_cast<std::uintptr_t>(&base[0]) % sizeof(Vector) == 0;
-      constexpr int unroll      = 4;
+      constexpr int unroll      = 8;
       for (std::int64_t v0 = y; v0 < vecs; v0 += unroll * run_groups)
       {
         Vector rows[unroll];
@@ -238,7 +238,7 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
       };
       // `unroll` rows at a time, all their loads issued before any is folded (the last batch's too, under a
       // predicate), then folded in row order from the first, so the fold is the same whatever the batches.
-      constexpr int unroll = 4;
+      constexpr int unroll = Interleaved ? 8 : 4;
       {
         for (std::int64_t r = first; r < last; r += unroll * step_rows)
         {
