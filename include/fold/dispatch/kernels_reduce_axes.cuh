@@ -144,26 +144,27 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
     const std::int64_t first     = Interleaved ? y : (y * run < unit_rows ? y * run : unit_rows);
     const std::int64_t last      = Interleaved ? unit_rows : (first + run < unit_rows ? first + run : unit_rows);
     const std::int64_t step_rows = Interleaved ? run_groups : 1;
-    // Runs of rows (or, with `PackedCols`, vectors of rows dealt round-robin) that hold items: the tree's leaves.
-    int valid = Interleaved ? (unit_rows < run_groups ? static_cast<int>(unit_rows) : run_groups)
-                            : static_cast<int>((unit_rows + run - 1) / run);
+    // What is dealt round-robin with `Interleaved`: rows, or with `PackedCols` vectors of `R` rows.
+    constexpr int R          = PackedCols > 0 ? V / PackedCols : 1;
+    const std::int64_t dealt = (unit_rows + R - 1) / R;
+    // The threads (row groups) whose rows hold items: the tree's leaves.
+    const int valid = Interleaved ? (dealt < run_groups ? static_cast<int>(dealt) : run_groups)
+                                  : static_cast<int>((unit_rows + run - 1) / run);
 
     AccumT aggregate[V];
     if constexpr (PackedCols > 0)
     {
       // Rows of `PackedCols` columns (a commutative operator; `packed_higher_dim_cols`), `R` rows to a 16-byte
-      // vector: thread `y` takes vectors `y`, `y + 256`, ... of the unit (a warp reads 512 contiguous bytes, where
-      // runs of rows gave each lane its own 16 bytes, one L1 wavefront each), folding each column. A vector is
+      // vector: thread `y` takes vectors `y`, `y + run_groups`, ... of the unit (a warp reads 512 contiguous bytes,
+      // where runs of rows gave each lane its own 16 bytes, one L1 wavefront each), folding each column. A vector is
       // loaded whole where it lies in the unit and the unit starts aligned, item by item otherwise: the same
       // items in the same order, so the tree does not depend on the alignment.
+      static_assert(Interleaved, "packed rows are dealt round-robin");
       constexpr int C           = PackedCols;
-      constexpr int R           = V / C;
-      const std::int64_t vecs   = (unit_rows + R - 1) / R;
-      valid                     = vecs < run_groups ? static_cast<int>(vecs) : run_groups;
       const InputIteratorT base = in + (b * step.rows + row0) * C;
       const bool aligned        = reinterpret_cast<std::uintptr_t>(&base[0]) % sizeof(Vector) == 0;
       constexpr int unroll      = 8;
-      for (std::int64_t v0 = y; v0 < vecs; v0 += unroll * run_groups)
+      for (std::int64_t v0 = y; v0 < dealt; v0 += unroll * run_groups)
       {
         Vector rows[unroll];
 #pragma unroll
@@ -236,28 +237,26 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIter
           aggregate[j]      = start ? item : thread_op(aggregate[j], item);
         }
       };
-      // `unroll` rows at a time, all their loads issued before any is folded (the last batch's too, under a
-      // predicate), then folded in row order from the first, so the fold is the same whatever the batches.
+      // `unroll` of the thread's rows at a time, all their loads issued before any is folded (the last batch's too,
+      // under a predicate), then folded in order from the first, so the fold is the same whatever the batches.
       constexpr int unroll = Interleaved ? 8 : 4;
+      for (std::int64_t r = first; r < last; r += unroll * step_rows)
       {
-        for (std::int64_t r = first; r < last; r += unroll * step_rows)
+        Vector rows[unroll];
+#pragma unroll
+        for (int k = 0; k < unroll; ++k)
         {
-          Vector rows[unroll];
-#pragma unroll
-          for (int k = 0; k < unroll; ++k)
+          if (r + k * step_rows < last)
           {
-            if (r + k * step_rows < last)
-            {
-              load(r + k * step_rows, rows[k]);
-            }
+            load(r + k * step_rows, rows[k]);
           }
+        }
 #pragma unroll
-          for (int k = 0; k < unroll; ++k)
+        for (int k = 0; k < unroll; ++k)
+        {
+          if (r + k * step_rows < last)
           {
-            if (r + k * step_rows < last)
-            {
-              fold_row(r + k * step_rows, rows[k], r + k * step_rows == first);
-            }
+            fold_row(r + k * step_rows, rows[k], r + k * step_rows == first);
           }
         }
       }
