@@ -46,6 +46,18 @@ host_reduce(const std::vector<T>& values, const std::vector<std::int64_t>& shape
   return out;
 }
 
+//! The composition of affine maps `x -> a x + b` modulo 2^16, `a` in the upper half of a word and `b` in the lower
+//! (first the left one, then the right one): associative, not commutative, and a plain 32-bit word, so that the
+//! ordered path is taken over items the kernels may read as vectors.
+struct Affine16
+{
+  __host__ __device__ std::uint32_t operator()(std::uint32_t x, std::uint32_t y) const
+  {
+    const std::uint32_t a1 = x >> 16, b1 = x & 0xffffu, a2 = y >> 16, b2 = y & 0xffffu;
+    return ((a2 * a1) & 0xffffu) << 16 | ((a2 * b1 + b2) & 0xffffu);
+  }
+};
+
 struct WrapSum
 {
   std::int32_t operator()(std::int32_t a, std::int32_t b) const
@@ -171,7 +183,8 @@ TEST_CASE("Outer axes of rows narrower than a vector: exact sums, and the same b
   // when the operator is commutative: whole vectors where the unit starts aligned and the vector lies inside it,
   // item by item otherwise (odd row counts, a batch whose rows start off a vector, an input one item off), the
   // same items in the same order either way. Integer and small-integer half sums are exact, so every output is
-  // checked; float sums of the same items aligned and one item off must have the same bits.
+  // checked; float sums of the same items aligned and one item off must have the same bits. A non-commutative
+  // operator over the same rows keeps them in order (runs of rows).
   const std::vector<std::pair<std::vector<std::int64_t>, int>> int_cases = {
       {{129, 2}, 0}, {{4096, 2}, 0}, {{100003, 2}, 0}, {{1 << 20, 2}, 0}, {{3, 1001, 2}, 1}, {{5, 4096, 2}, 1}};
   for (const auto& [shape, axis] : int_cases)
@@ -183,6 +196,16 @@ TEST_CASE("Outer axes of rows narrower than a vector: exact sums, and the same b
     CHECK(device_reduce<std::uint32_t>(values, shape, {axis}, outputs, fold::Sum{}, 0u) ==
           host_reduce<std::uint32_t>(
               values, shape, 1u << axis, 0u, [](std::uint32_t a, std::uint32_t b) { return a + b; }));
+  }
+  for (const auto& [shape, axis] : int_cases)
+  {
+    INFO("affine maps (not commutative: runs of rows in order) in rows of 2, shape of " << shape.size() << " dims, "
+                                                                                        << shape[axis] << " reduced");
+    const auto values = fold_test::random_values<std::uint32_t>(
+        static_cast<std::size_t>(product(shape)), 83 + product(shape), fold_test::Values::full_range);
+    const std::size_t outputs = static_cast<std::size_t>(product(shape) / shape[axis]);
+    CHECK(device_reduce<std::uint32_t>(values, shape, {axis}, outputs, Affine16{}, 0x10000u) ==
+          host_reduce<std::uint32_t>(values, shape, 1u << axis, 0x10000u, Affine16{}));
   }
   for (std::int64_t cols : {2, 4, 8})
   {
