@@ -7,13 +7,13 @@
 //   in a random order (begin and end offsets given apart);
 // - Sum over int32 and half, Min and ArgMax over float, for a representative subset of those;
 // - 64-bit offsets (`/off64`) for a few cases;
-// and fold::DeviceReduceAxes over the shapes of issue 6, against cub's segmented sum where it applies (the last
-// axis). fold and cub in one run on the same buffers, timed with CUDA events (one call between the events, the
-// median of 9 calls after a warm-up, 3 where a call takes over 5 ms; cub before and after fold, the two timings'
-// ratio its run-to-run spread, `cub_spread`); % of the datasheet peak counts the bytes
-// that must move: the items, the offsets and the results. Random lengths come from fixed seeds, so every run
-// measures the same segments. Results as Google Benchmark JSON (benchmarks/report.py segmented turns them into
-// benchmarks/results/segmented-bench.*).
+// and fold::DeviceReduceAxes over the shapes of issues 6 and 19 (Sum over float; over half and int32 for five of
+// them, `axes/<shape>/<axes>/<type>`), against cub's segmented sum where it applies (the last axis). fold and cub in
+// one run on the same buffers, timed with CUDA events (one call between the events, the median of 9 calls after a
+// warm-up, 3 where a call takes over 5 ms; cub before and after fold, the two timings' ratio its run-to-run spread,
+// `cub_spread`); % of the datasheet peak counts the bytes that must move: the items, the offsets and the results.
+// Random lengths come from fixed seeds, so every run measures the same segments. Results as Google Benchmark JSON
+// (benchmarks/report.py segmented turns them into benchmarks/results/segmented-bench.*).
 //
 // With FOLD_LENGTHS_DIR set, the lengths of every random distribution are also written there, one file
 // `<distribution>-<items>.i32` (raw little-endian int32 lengths, in segment order) per distribution and item
@@ -520,7 +520,8 @@ struct RowOffset
   __host__ __device__ int operator()(int i) const { return i * stride; }
 };
 
-//! `[d0, ..., dk]` summed over `axes`: fold, and cub's segmented sum where the reduced axes are the last ones.
+//! `[d0, ..., dk]` of `T` summed over `axes`: fold, and cub's segmented sum where the reduced axes are the last ones.
+template <typename T>
 void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
 {
   std::size_t items = 1, outputs = 1;
@@ -534,7 +535,7 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
     items *= shape[d];
     outputs *= (mask >> d & 1u) ? 1 : shape[d];
   }
-  Buffer<float> in(items), out(outputs), cub_out(outputs);
+  Buffer<T> in(items), out(outputs), cub_out(outputs);
   bench::fill(in.data, items, 11);
   const fold::Extents extents(shape.data(), static_cast<int>(shape.size()));
   const fold::Axes reduced(axes.data(), static_cast<int>(axes.size()));
@@ -568,12 +569,12 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
   {
     BENCH_CHECK(cub_call());
     BENCH_CHECK(cudaDeviceSynchronize());
-    std::vector<float> mine(outputs), theirs(outputs);
-    BENCH_CHECK(cudaMemcpy(mine.data(), out.data, outputs * sizeof(float), cudaMemcpyDeviceToHost));
-    BENCH_CHECK(cudaMemcpy(theirs.data(), cub_out.data, outputs * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<T> mine(outputs), theirs(outputs);
+    BENCH_CHECK(cudaMemcpy(mine.data(), out.data, outputs * sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CHECK(cudaMemcpy(theirs.data(), cub_out.data, outputs * sizeof(T), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < outputs; ++i)
     {
-      if (std::fabs(mine[i] - theirs[i]) > 1e-5 * (length + 16))
+      if (!agree<Op::Sum, T>(mine[i], theirs[i], length))
       {
         state.SkipWithError("fold and cub disagree");
         return;
@@ -590,7 +591,7 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
   }
   state.counters["cub_spread"] = trailing ? cub_again_s / cub_s : 0;
   record_stream(state, stream_seconds(fold_call), trailing ? stream_seconds(cub_call) : 0);
-  record(state, name, fold_s, cub_s, (items + outputs) * 4.0, (items + outputs) * 4.0);
+  record(state, name, fold_s, cub_s, (items + outputs) * double{sizeof(T)}, (items + outputs) * double{sizeof(T)});
 }
 
 void print_table()
@@ -690,7 +691,7 @@ int main(int argc, char** argv)
   auto register_axes = [](std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
   {
     benchmark::RegisterBenchmark(name.c_str(),
-                                 [shape, axes, name](benchmark::State& s) { axes_case(s, shape, axes, name); })
+                                 [shape, axes, name](benchmark::State& s) { axes_case<float>(s, shape, axes, name); })
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
@@ -717,6 +718,40 @@ int main(int argc, char** argv)
   register_axes({4096, 64, 256}, {1}, "axes/4096x64x256/axis1");
   register_axes({256, 256, 1024}, {1}, "axes/256x256x1024/axis1");
   register_axes({256, 512, 512}, {1, 2}, "axes/256x512x512/axes12");
+  // Sum over half and int32 for a few of those shapes (the name's last part is the type).
+  struct Typed
+  {
+    std::vector<std::int64_t> shape;
+    std::vector<int> axes;
+    std::string name;
+  };
+  const std::vector<Typed> typed = {{{1 << 14, 1 << 14}, {0}, "axes/16384x16384/axis0"},
+                                    {{1 << 14, 1 << 14}, {1}, "axes/16384x16384/axis1"},
+                                    {{1 << 24, 16}, {0}, "axes/16777216x16/axis0"},
+                                    {{1 << 24, 16}, {1}, "axes/16777216x16/axis1"},
+                                    {{64, 4096, 256}, {1}, "axes/64x4096x256/axis1"}};
+  for (const Typed& t : typed)
+  {
+    for (const bool half : {true, false})
+    {
+      const std::string name = t.name + (half ? "/half" : "/int32");
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [t, half, name](benchmark::State& s)
+                                   {
+                                     if (half)
+                                     {
+                                       axes_case<__half>(s, t.shape, t.axes, name);
+                                     }
+                                     else
+                                     {
+                                       axes_case<std::int32_t>(s, t.shape, t.axes, name);
+                                     }
+                                   })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   print_table();
