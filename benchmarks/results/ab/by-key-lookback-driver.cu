@@ -2,7 +2,8 @@
 // keys with runs of a given mean length (0: a single run). Per case: 21 (or argv[1]) calls per sample, the median,
 // the lower of two samples each; then fold is checked against cub (keys exact, aggregates to 1e-3) and run twice
 // (bits equal). Build it against any tree: nvcc -std=c++17 -O3 -arch=sm_90 -I<tree>/include -o prof <this file>;
-// run `prof <calls> <log2 items>`.
+// run `prof <calls> <log2 items>`. With -DFOLD_RBK_DEBUG (against a tree that defines fold_rbk_debug, see
+// by-key-lookback.diff) it also prints the look-back's distances.
 #include <fold/fold.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cstdio>
@@ -33,6 +34,13 @@ void run(const char* name, size_t n, size_t mean, int reps)
   auto time = [&](auto f) { std::vector<float> t; for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(a)); CK(f()); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); } std::sort(t.begin(), t.end()); return t[t.size() / 2] * 1000; };
   auto ff = [&] { return fold::DeviceReduce::ReduceByKey(ft, fb, dk, du, dv, da, dn, cuda::std::plus<>{}, (int)n, (cudaStream_t)0); };
   auto cf = [&] { return cub::DeviceReduce::ReduceByKey(ct, cb, dk, du, dv, da, dn, cuda::std::plus<>{}, (int)n, (cudaStream_t)0); };
+#ifdef FOLD_RBK_DEBUG
+  unsigned long long zero[8] = {}, dbg[8];
+  CK(cudaMemcpyToSymbol(fold_rbk_debug, zero, sizeof(zero)));
+  CK(ff()); CK(cudaDeviceSynchronize());
+  CK(cudaMemcpyFromSymbol(dbg, fold_rbk_debug, sizeof(dbg)));
+  printf("DEBUG %s mean %zu: tiles looking back %llu, mean distance to the value's start %.1f, to the inclusive pair %.1f, windows %.2f\n", name, mean, dbg[1], double(dbg[0]) / dbg[1], double(dbg[3]) / dbg[1], double(dbg[2]) / dbg[1]);
+#endif
   float tf = time(ff), tc = time(cf), tf2 = time(ff), tc2 = time(cf);
   int runs; CK(cudaMemcpy(&runs, dn, 4, cudaMemcpyDeviceToHost));
   // check: fold twice (bits equal), against cub (keys exact, aggregates to 1e-3)
