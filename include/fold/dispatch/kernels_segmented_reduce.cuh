@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The segmented reduction kernels. Each segment's tree depends only on its length (its size class, see
-//! `SegmentClasses`), never on which kernel, warp or block reduces it, so every result is the same run to run.
+//! The segmented reduction kernels, the state they share and their lists. Each segment's tree depends only on its
+//! length (its size class, see `SegmentClasses`), never on which kernel, warp or block reduces it, so every result is
+//! the same run to run. What reduces a segment of each class (the classes, the small segments' lane runs, the units
+//! and partials of block and large segments) is in agent/agent_segmented_reduce.cuh; `SegmentedAgents` picks the
+//! agents for the architecture.
 //!
 //! - `SegmentedWarpKernel` looks at every segment, 32 per warp (one per lane, offsets read coalesced). It
 //!   reduces the small ones with groups of lanes and the short warp-sized ones with a warp each, and records the
@@ -19,7 +22,7 @@
 //! kernels every call, and each finds its work in the state the first one leaves.
 #pragma once
 
-#include <fold/agent/agent_reduce.cuh>
+#include <fold/agent/agent_segmented_reduce.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/arch.cuh>
@@ -36,77 +39,6 @@ FOLD_NAMESPACE_BEGIN
 FOLD_KERNELS_BEGIN
 namespace detail
 {
-
-enum class SegmentClass
-{
-  empty, //!< no items: the initial value (or the empty result) is written
-  small, //!< a group of `lanes(length)` lanes, each folding a run of at most `lane_items` items
-  warp,  //!< one warp agent
-  block, //!< one block agent
-  large, //!< units of whole tiles, one partial each, folded by the partials agent
-};
-
-//! The size classes of one call (the segmented policy with the tile shapes of the item type), in items.
-struct SegmentClasses
-{
-  std::uint64_t small_max;
-  std::uint64_t warp_max;
-  std::uint64_t block_max;
-  int lane_items;
-  int tile_items;
-  int min_unit_tiles;
-  int max_units;
-
-  FOLD_HOST_DEVICE static constexpr SegmentClasses make(const SegmentedPolicy& policy, const TileShape& shape)
-  {
-    return {32ull * static_cast<std::uint64_t>(policy.lane_items),
-            static_cast<std::uint64_t>(policy.warp_tiles) * 32u * static_cast<std::uint64_t>(shape.items_per_thread),
-            static_cast<std::uint64_t>(policy.block_tiles) * static_cast<std::uint64_t>(shape.tile_items),
-            policy.lane_items,
-            shape.tile_items,
-            policy.min_unit_tiles,
-            policy.max_units};
-  }
-
-  FOLD_HOST_DEVICE constexpr SegmentClass of(std::uint64_t length) const
-  {
-    return length == 0           ? SegmentClass::empty
-           : length <= small_max ? SegmentClass::small
-           : length <= warp_max  ? SegmentClass::warp
-           : length <= block_max ? SegmentClass::block
-                                 : SegmentClass::large;
-  }
-
-  //! Lanes per small segment: the fewest (a power of two) that leave at most `lane_items` items to each.
-  FOLD_HOST_DEVICE constexpr int lanes(std::uint64_t length) const
-  {
-    int width = 1;
-    while (static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(lane_items) < length)
-    {
-      width *= 2;
-    }
-    return width;
-  }
-
-  //! Items per unit of a large segment: `K` whole tiles, `K` the smallest power of two from `min_unit_tiles`
-  //! giving at most `max_units` units.
-  FOLD_HOST_DEVICE constexpr std::uint64_t unit_items(std::uint64_t length) const
-  {
-    const std::uint64_t tiles = (length + tile_items - 1) / tile_items;
-    std::uint64_t k           = static_cast<std::uint64_t>(min_unit_tiles);
-    while ((tiles + k - 1) / k > static_cast<std::uint64_t>(max_units))
-    {
-      k *= 2;
-    }
-    return k * static_cast<std::uint64_t>(tile_items);
-  }
-
-  FOLD_HOST_DEVICE constexpr std::uint64_t units(std::uint64_t length) const
-  {
-    const std::uint64_t unit = unit_items(length);
-    return (length + unit - 1) / unit;
-  }
-};
 
 //! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed by
 //! `SegmentedClearKernel` before each call.
@@ -132,18 +64,9 @@ struct LargeSegment
   std::uint64_t first_unit;
 };
 
-//! A segment's first item and length, read from the offsets (an end at or before the begin is empty).
-template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
-FOLD_DEVICE FOLD_FORCEINLINE void read_segment(
-    BeginOffsetIteratorT begins, EndOffsetIteratorT ends, std::int64_t i, std::int64_t& begin, std::uint64_t& length)
-{
-  begin                  = static_cast<std::int64_t>(begins[i]);
-  const std::int64_t end = static_cast<std::int64_t>(ends[i]);
-  length                 = end > begin ? static_cast<std::uint64_t>(end - begin) : 0;
-}
-
 //! The agents of the segmented kernels compiled for `Arch`: a block agent and a warp agent over the items (with
-//! indices counted from the segment's first item), and a block agent over the partials.
+//! indices counted from the segment's first item), and a block agent over the partials; `Segment` reduces a block or
+//! large segment with them.
 template <typename TuningT,
           int Arch,
           typename InputIteratorT,
@@ -160,52 +83,8 @@ struct SegmentedAgents
   using Partials =
       typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, void>::type;
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
-
-  //! Unit `k` of the segment of `length` items at `items`, in units of `unit_items` (the last one shorter; a block
-  //! segment is one unit): the agent and range every kernel reduces it with, so it has one tree wherever it goes.
-  FOLD_DEVICE static AccumT reduce_unit(typename Block::TempStorage& storage,
-                                        InputIteratorT items,
-                                        std::uint64_t length,
-                                        std::uint64_t unit_items,
-                                        std::uint64_t k,
-                                        ReductionOpT op,
-                                        TransformOpT transform)
-  {
-    const std::uint64_t end = (k + 1) * unit_items < length ? (k + 1) * unit_items : length;
-    return Block(storage, items, op, transform)
-        .ConsumeRange(static_cast<OffsetT>(k * unit_items), static_cast<OffsetT>(end));
-  }
-
-  //! A large segment's `units` unit partials, folded in order: how every kernel finishes one.
-  FOLD_DEVICE static AccumT
-  fold_partials(typename Partials::TempStorage& storage, const AccumT* partials, std::uint64_t units, ReductionOpT op)
-  {
-    return Partials(storage, const_cast<AccumT*>(partials), op, CastTo<AccumT>{})
-        .ConsumeRange(0u, static_cast<std::uint32_t>(units));
-  }
+  using Segment = AgentSegmentedReduce<Block, Partials, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
 };
-
-//! `SegmentClasses::lanes` of a small segment's `items` (1 to 32 x `LaneItems`), without its loop: the fewest lanes,
-//! a power of two, that leave at most `LaneItems` items to each.
-template <int LaneItems>
-FOLD_DEVICE FOLD_FORCEINLINE int small_lanes(int items)
-{
-  return items <= LaneItems ? 1 : 1 << (32 - __clz((items - 1) / LaneItems));
-}
-
-//! The runs of `run` items that `items` items make (`run` at most `LaneItems`; 1 when there are none): a division
-//! by a constant for each possible `run`, not one by a variable.
-template <int LaneItems>
-FOLD_DEVICE FOLD_FORCEINLINE int runs_of(int items, int run)
-{
-  int runs = 1;
-#pragma unroll
-  for (int k = 1; k <= LaneItems; ++k)
-  {
-    runs = run == k ? (items + k - 1) / k : runs;
-  }
-  return runs;
-}
 
 //! A place in a list for each lane that asks for one, with one atomic on `counter` per warp: the places are
 //! consecutive in lane order. Every lane of the warp calls it.
@@ -227,38 +106,6 @@ template <typename AccumT>
 FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 {
   return sizeof(AccumT) <= 4 ? 4 : sizeof(AccumT) <= 8 ? 2 : 1;
-}
-
-//! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
-//! (one memory round trip), then folded in index order. An empty run gives `AccumT{}`.
-template <int MaxItems,
-          typename AccumT,
-          typename OffsetT,
-          typename InputIteratorT,
-          typename ThreadOpT,
-          typename TransformOpT>
-FOLD_DEVICE FOLD_FORCEINLINE AccumT
-fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformOpT transform)
-{
-  AccumT items[MaxItems];
-#pragma unroll
-  for (int k = 0; k < MaxItems; ++k)
-  {
-    if (first + k < last)
-    {
-      items[k] = transform(in[first + k], static_cast<OffsetT>(first + k));
-    }
-  }
-  AccumT aggregate = first < last ? items[0] : AccumT{};
-#pragma unroll
-  for (int k = 1; k < MaxItems; ++k)
-  {
-    if (first + k < last)
-    {
-      aggregate = thread_op(aggregate, items[k]);
-    }
-  }
-  return aggregate;
 }
 
 //! Clears the `count` words of the state the warp and block kernels share, with one block. A kernel rather than
@@ -629,7 +476,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 }
 
 //! Fixed-size segments longer than `warp_max` items (block and large ones): nothing to classify or list. Work item
-//! `w` is unit `w % units` of segment `w / units`, a block each, reduced by `SegmentedAgents::reduce_unit` as in
+//! `w` is unit `w % units` of segment `w / units`, a block each, reduced by `AgentSegmentedReduce::reduce_unit` as in
 //! `SegmentedBlockKernel`, so the bits are the same. With one unit per segment (a block segment) the result
 //! is written at once; otherwise the unit's partial goes to `partials[w]`, for `SegmentedFixedPartialsKernel`.
 template <typename InputIteratorT,
@@ -659,13 +506,13 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   for (std::int64_t w = blockIdx.x; w < work; w += gridDim.x)
   {
     const std::int64_t segment = w / units;
-    const AccumT aggregate     = Agents::reduce_unit(storage,
-                                                 in + segment * size,
-                                                 static_cast<std::uint64_t>(size),
-                                                 static_cast<std::uint64_t>(unit_items),
-                                                 static_cast<std::uint64_t>(w - segment * units),
-                                                 op,
-                                                 transform);
+    const AccumT aggregate     = Agents::Segment::reduce_unit(storage,
+                                                          in + segment * size,
+                                                          static_cast<std::uint64_t>(size),
+                                                          static_cast<std::uint64_t>(unit_items),
+                                                          static_cast<std::uint64_t>(w - segment * units),
+                                                          op,
+                                                          transform);
     if (threadIdx.x == 0 && units == 1)
     {
       store_segment(out, segment, init.finalize(op, aggregate));
@@ -678,7 +525,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   }
 }
 
-//! The `units` partials of each fixed-size large segment, folded by `SegmentedAgents::fold_partials` as in
+//! The `units` partials of each fixed-size large segment, folded by `AgentSegmentedReduce::fold_partials` as in
 //! `SegmentedBlockKernel`, finalised and written: a block per segment.
 template <typename InputIteratorT,
           typename OutputIteratorT,
@@ -697,7 +544,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   for (std::int64_t segment = blockIdx.x; segment < num_segments; segment += gridDim.x)
   {
     const AccumT total =
-        Agents::fold_partials(storage, partials + segment * units, static_cast<std::uint64_t>(units), op);
+        Agents::Segment::fold_partials(storage, partials + segment * units, static_cast<std::uint64_t>(units), op);
     if (threadIdx.x == 0)
     {
       store_segment(out, segment, init.finalize(op, total));
@@ -759,11 +606,11 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 
   // Units `[0, units)` of the segment at `begin`, of `unit_items` items each (the last one shorter).
   auto reduce_unit = [&](std::int64_t begin, std::uint64_t length, std::uint64_t unit_items, std::uint64_t k)
-  { return Agents::reduce_unit(storage.items, in + begin, length, unit_items, k, op, transform); };
+  { return Agents::Segment::reduce_unit(storage.items, in + begin, length, unit_items, k, op, transform); };
   // The `units` partials at `unit_partials`, folded, finalised and written as segment `segment`'s result.
   auto finish = [&](std::int64_t segment, const AccumT* unit_partials, std::uint64_t units)
   {
-    const AccumT total = Agents::fold_partials(storage.partials, unit_partials, units, op);
+    const AccumT total = Agents::Segment::fold_partials(storage.partials, unit_partials, units, op);
     if (tid == 0)
     {
       store_segment(out, segment, init.finalize(op, total));

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! What reduces one segment of a segmented reduction, whichever kernel takes it (the kernels, the state they share
+//! and their lists are in dispatch/kernels_segmented_reduce.cuh). A segment's tree depends only on its length:
+//! - `SegmentClasses` sorts a length into its class (empty, small, warp, block, large) and gives the class's shape:
+//!   the lanes of a small segment, the units of a large one;
+//! - a small segment is a group of `lanes(length)` lanes, each folding a run of at most `lane_items` items
+//!   (`fold_run`; `small_lanes` and `runs_of` without loops or divisions by a variable), the runs reduced in lane
+//!   order;
+//! - a warp segment is one warp agent (`AgentReduce` at warp scope);
+//! - a block segment is one unit and a large one `units(length)` units of whole tiles, each reduced by a block agent
+//!   (`AgentSegmentedReduce::reduce_unit`), and a large segment's unit partials are folded in order
+//!   (`AgentSegmentedReduce::fold_partials`).
+#pragma once
+
+#include <fold/agent/agent_reduce.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/macros.cuh>
+#include <fold/detail/reduction.cuh>
+
+#include <cstdint>
+
+FOLD_NAMESPACE_BEGIN
+namespace detail
+{
+
+//! The class of a segment, from its length alone (see `SegmentClasses`): which threads reduce it.
+enum class SegmentClass
+{
+  empty, //!< no items: the initial value (or the empty result) is written
+  small, //!< a group of `lanes(length)` lanes, each folding a run of at most `lane_items` items
+  warp,  //!< one warp agent
+  block, //!< one block agent
+  large, //!< units of whole tiles, one partial each, folded by the partials agent
+};
+
+//! The size classes of one call (the segmented policy with the tile shapes of the item type), in items.
+struct SegmentClasses
+{
+  std::uint64_t small_max;
+  std::uint64_t warp_max;
+  std::uint64_t block_max;
+  int lane_items;
+  int tile_items;
+  int min_unit_tiles;
+  int max_units;
+
+  FOLD_HOST_DEVICE static constexpr SegmentClasses make(const SegmentedPolicy& policy, const TileShape& shape)
+  {
+    return {32ull * static_cast<std::uint64_t>(policy.lane_items),
+            static_cast<std::uint64_t>(policy.warp_tiles) * 32u * static_cast<std::uint64_t>(shape.items_per_thread),
+            static_cast<std::uint64_t>(policy.block_tiles) * static_cast<std::uint64_t>(shape.tile_items),
+            policy.lane_items,
+            shape.tile_items,
+            policy.min_unit_tiles,
+            policy.max_units};
+  }
+
+  FOLD_HOST_DEVICE constexpr SegmentClass of(std::uint64_t length) const
+  {
+    return length == 0           ? SegmentClass::empty
+           : length <= small_max ? SegmentClass::small
+           : length <= warp_max  ? SegmentClass::warp
+           : length <= block_max ? SegmentClass::block
+                                 : SegmentClass::large;
+  }
+
+  //! Lanes per small segment: the fewest (a power of two) that leave at most `lane_items` items to each.
+  FOLD_HOST_DEVICE constexpr int lanes(std::uint64_t length) const
+  {
+    int width = 1;
+    while (static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(lane_items) < length)
+    {
+      width *= 2;
+    }
+    return width;
+  }
+
+  //! Items per unit of a large segment: `K` whole tiles, `K` the smallest power of two from `min_unit_tiles`
+  //! giving at most `max_units` units.
+  FOLD_HOST_DEVICE constexpr std::uint64_t unit_items(std::uint64_t length) const
+  {
+    const std::uint64_t tiles = (length + tile_items - 1) / tile_items;
+    std::uint64_t k           = static_cast<std::uint64_t>(min_unit_tiles);
+    while ((tiles + k - 1) / k > static_cast<std::uint64_t>(max_units))
+    {
+      k *= 2;
+    }
+    return k * static_cast<std::uint64_t>(tile_items);
+  }
+
+  FOLD_HOST_DEVICE constexpr std::uint64_t units(std::uint64_t length) const
+  {
+    const std::uint64_t unit = unit_items(length);
+    return (length + unit - 1) / unit;
+  }
+};
+
+//! A segment's first item and length, read from the offsets (an end at or before the begin is empty).
+template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
+FOLD_DEVICE FOLD_FORCEINLINE void read_segment(
+    BeginOffsetIteratorT begins, EndOffsetIteratorT ends, std::int64_t i, std::int64_t& begin, std::uint64_t& length)
+{
+  begin                  = static_cast<std::int64_t>(begins[i]);
+  const std::int64_t end = static_cast<std::int64_t>(ends[i]);
+  length                 = end > begin ? static_cast<std::uint64_t>(end - begin) : 0;
+}
+
+//! The reductions of a block or large segment: each unit with a block agent `BlockAgentT` over the items (an
+//! `AgentReduce`, indices counted from the segment's first item), and a large segment's unit partials with a block
+//! agent `PartialsAgentT` (an `AgentReduce` over `AccumT*` with `std::uint32_t` offsets).
+template <typename BlockAgentT,
+          typename PartialsAgentT,
+          typename InputIteratorT,
+          typename AccumT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename TransformOpT>
+struct AgentSegmentedReduce
+{
+  using Block    = BlockAgentT;
+  using Partials = PartialsAgentT;
+
+  //! Unit `k` of the segment of `length` items at `items`, in units of `unit_items` (the last one shorter; a block
+  //! segment is one unit): the agent and range every kernel reduces it with, so it has one tree wherever it goes.
+  FOLD_DEVICE static AccumT reduce_unit(typename Block::TempStorage& storage,
+                                        InputIteratorT items,
+                                        std::uint64_t length,
+                                        std::uint64_t unit_items,
+                                        std::uint64_t k,
+                                        ReductionOpT op,
+                                        TransformOpT transform)
+  {
+    const std::uint64_t end = (k + 1) * unit_items < length ? (k + 1) * unit_items : length;
+    return Block(storage, items, op, transform)
+        .ConsumeRange(static_cast<OffsetT>(k * unit_items), static_cast<OffsetT>(end));
+  }
+
+  //! A large segment's `units` unit partials, folded in order: how every kernel finishes one.
+  FOLD_DEVICE static AccumT
+  fold_partials(typename Partials::TempStorage& storage, const AccumT* partials, std::uint64_t units, ReductionOpT op)
+  {
+    return Partials(storage, const_cast<AccumT*>(partials), op, CastTo<AccumT>{})
+        .ConsumeRange(0u, static_cast<std::uint32_t>(units));
+  }
+};
+
+//! `SegmentClasses::lanes` of a small segment's `items` (1 to 32 x `LaneItems`), without its loop: the fewest lanes,
+//! a power of two, that leave at most `LaneItems` items to each.
+template <int LaneItems>
+FOLD_DEVICE FOLD_FORCEINLINE int small_lanes(int items)
+{
+  return items <= LaneItems ? 1 : 1 << (32 - __clz((items - 1) / LaneItems));
+}
+
+//! The runs of `run` items that `items` items make (`run` at most `LaneItems`; 1 when there are none): a division
+//! by a constant for each possible `run`, not one by a variable.
+template <int LaneItems>
+FOLD_DEVICE FOLD_FORCEINLINE int runs_of(int items, int run)
+{
+  int runs = 1;
+#pragma unroll
+  for (int k = 1; k <= LaneItems; ++k)
+  {
+    runs = run == k ? (items + k - 1) / k : runs;
+  }
+  return runs;
+}
+
+//! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
+//! (one memory round trip), then folded in index order. An empty run gives `AccumT{}`.
+template <int MaxItems,
+          typename AccumT,
+          typename OffsetT,
+          typename InputIteratorT,
+          typename ThreadOpT,
+          typename TransformOpT>
+FOLD_DEVICE FOLD_FORCEINLINE AccumT
+fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformOpT transform)
+{
+  AccumT items[MaxItems];
+#pragma unroll
+  for (int k = 0; k < MaxItems; ++k)
+  {
+    if (first + k < last)
+    {
+      items[k] = transform(in[first + k], static_cast<OffsetT>(first + k));
+    }
+  }
+  AccumT aggregate = first < last ? items[0] : AccumT{};
+#pragma unroll
+  for (int k = 1; k < MaxItems; ++k)
+  {
+    if (first + k < last)
+    {
+      aggregate = thread_op(aggregate, items[k]);
+    }
+  }
+  return aggregate;
+}
+
+} // namespace detail
+FOLD_NAMESPACE_END
