@@ -248,18 +248,6 @@ struct DispatchReduceAxes
     const bool interleave = is_commutative_v<ReductionOpT> && col_threads < 32;
     auto go               = [&](auto kernel)
     { return launch(kernel, grid, higher_dim_threads, stream, overlap, in, out, s, col_threads, op, init, Cast{}); };
-    // The ordered runs; over 2-byte items (eight columns a thread) in a kernel of four blocks to a multiprocessor.
-    auto runs = [&]
-    {
-      if constexpr (V == 8)
-      {
-        return go(HigherDimRunsKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast>);
-      }
-      else
-      {
-        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
-      }
-    };
     auto launch_with = [&](auto packed_cols)
     {
       constexpr int packed = decltype(packed_cols)::value;
@@ -269,11 +257,12 @@ struct DispatchReduceAxes
       }
       else if constexpr (is_commutative_v<ReductionOpT>)
       {
-        return interleave ? go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, true>) : runs();
+        return interleave ? go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, true>)
+                          : go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
       }
       else
       {
-        return runs();
+        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
       }
     };
     // Rows narrower than a vector, reduced by a commutative operator, get an instantiation that reads several to a

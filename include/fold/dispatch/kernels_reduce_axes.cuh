@@ -105,6 +105,16 @@ FOLD_DEVICE FOLD_FORCEINLINE void higher_dim_step(InputIteratorT in,
       .ConsumeTiles(out, init);
 }
 
+//! Blocks of `HigherDimKernel` a multiprocessor must hold at once: 4 for the ordered runs over eight columns a thread
+//! (2-byte items), which nvcc would otherwise give 80 registers and three blocks, too few loads in flight (an H200,
+//! 16384 x 16384 half over axis 0: 50 % of DRAM bandwidth against 91 % for float); 0, no minimum, for the others
+//! (any minimum, even 1, changes their registers).
+template <typename InputIteratorT, int PackedCols, bool Interleaved>
+FOLD_HOST_DEVICE constexpr int higher_dim_min_blocks()
+{
+  return column_vector_items<InputIteratorT>() == 8 && PackedCols == 0 && !Interleaved ? 4 : 0;
+}
+
 //! One higher-dimension step (`higher_dim_step`).
 template <typename InputIteratorT,
           typename OutputIteratorT,
@@ -114,36 +124,17 @@ template <typename InputIteratorT,
           typename TransformOpT,
           int PackedCols,
           bool Interleaved>
-FOLD_KERNEL __launch_bounds__(higher_dim_threads) void HigherDimKernel(InputIteratorT in,
-                                                                       OutputIteratorT out,
-                                                                       AxesStep step,
-                                                                       int col_threads,
-                                                                       ReductionOpT op,
-                                                                       InitT init,
-                                                                       TransformOpT transform)
+FOLD_KERNEL __launch_bounds__(
+    higher_dim_threads,
+    higher_dim_min_blocks<InputIteratorT, PackedCols, Interleaved>()) void HigherDimKernel(InputIteratorT in,
+                                                                                           OutputIteratorT out,
+                                                                                           AxesStep step,
+                                                                                           int col_threads,
+                                                                                           ReductionOpT op,
+                                                                                           InitT init,
+                                                                                           TransformOpT transform)
 {
   higher_dim_step<PackedCols, Interleaved, AccumT>(in, out, step, col_threads, op, init, transform);
-}
-
-//! The ordered runs over eight columns a thread (2-byte items), with four blocks to a multiprocessor: left to
-//! itself nvcc gives them 80 registers, three blocks, and the loads in flight that make the bandwidth fall to half
-//! of the 4-byte items' (an H200, 16384 x 16384 half over axis 0: 50 % of DRAM bandwidth against 91 % for float).
-//! Any minimum on `HigherDimKernel` itself changes every instantiation's registers, hence a kernel of its own.
-template <typename InputIteratorT,
-          typename OutputIteratorT,
-          typename ReductionOpT,
-          typename InitT,
-          typename AccumT,
-          typename TransformOpT>
-FOLD_KERNEL __launch_bounds__(higher_dim_threads, 4) void HigherDimRunsKernel(InputIteratorT in,
-                                                                              OutputIteratorT out,
-                                                                              AxesStep step,
-                                                                              int col_threads,
-                                                                              ReductionOpT op,
-                                                                              InitT init,
-                                                                              TransformOpT transform)
-{
-  higher_dim_step<0, false, AccumT>(in, out, step, col_threads, op, init, transform);
 }
 
 } // namespace detail
