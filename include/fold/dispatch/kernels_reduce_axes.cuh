@@ -70,41 +70,6 @@ FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_item
   return c;
 }
 
-//! `[batch, rows, cols]` -> `[batch, units, cols]`. Block `(tile, unit, b)` (a grid stride apart) is an
-//! `AgentReduceColumns` over `col_threads` column groups of `V` columns and the unit's rows: thread `(x, y)` folds
-//! its group's columns over the `y`-th contiguous run of those rows, in order, and the runs are combined in order by
-//! a tree over `y`. With `Interleaved` (a commutative operator, fewer than 32 threads over a row) thread `(x, y)` takes
-//! rows `y`, `y + 256 / col_threads`, ... instead; with `PackedCols` (rows of 2 to `V / 2` columns, interleaved too)
-//! vectors of `V / PackedCols` rows. Each result is finalised with `init` and written to `out`.
-template <int PackedCols,
-          bool Interleaved,
-          typename AccumT,
-          typename InputIteratorT,
-          typename OutputIteratorT,
-          typename ReductionOpT,
-          typename InitT,
-          typename TransformOpT>
-FOLD_DEVICE FOLD_FORCEINLINE void higher_dim_step(InputIteratorT in,
-                                                  OutputIteratorT out,
-                                                  const AxesStep& step,
-                                                  int col_threads,
-                                                  ReductionOpT op,
-                                                  InitT init,
-                                                  TransformOpT transform)
-{
-  begin_dependent_kernel();
-  using AgentT = AgentReduceColumns<higher_dim_threads,
-                                    PackedCols,
-                                    Interleaved,
-                                    InputIteratorT,
-                                    AccumT,
-                                    ReductionOpT,
-                                    TransformOpT>;
-  __shared__ typename AgentT::TempStorage shared;
-  AgentT(shared, in, step.batch, step.rows, step.cols, step.rows_per_unit, step.units, col_threads, op, transform)
-      .ConsumeTiles(out, init);
-}
-
 //! Blocks of `HigherDimKernel` a multiprocessor must hold at once: 4 for the ordered runs over eight columns a thread
 //! (2-byte items), which nvcc would otherwise give 80 registers and three blocks, too few loads in flight (an H200,
 //! 16384 x 16384 half over axis 0: 50 % of DRAM bandwidth against 91 % for float); 0, no minimum, for the others
@@ -115,7 +80,12 @@ FOLD_HOST_DEVICE constexpr int higher_dim_min_blocks()
   return column_vector_items<InputIteratorT>() == 8 && PackedCols == 0 && !Interleaved ? 4 : 0;
 }
 
-//! One higher-dimension step (`higher_dim_step`).
+//! `[batch, rows, cols]` -> `[batch, units, cols]`. Block `(tile, unit, b)` (a grid stride apart) is an
+//! `AgentReduceColumns` over `col_threads` column groups of `V` columns and the unit's rows: thread `(x, y)` folds
+//! its group's columns over the `y`-th contiguous run of those rows, in order, and the runs are combined in order by
+//! a tree over `y`. With `Interleaved` (a commutative operator, fewer than 32 threads over a row) thread `(x, y)` takes
+//! rows `y`, `y + 256 / col_threads`, ... instead; with `PackedCols` (rows of 2 to `V / 2` columns, interleaved too)
+//! vectors of `V / PackedCols` rows. Each result is finalised with `init` and written to `out`.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
@@ -134,7 +104,17 @@ FOLD_KERNEL __launch_bounds__(
                                                                                            InitT init,
                                                                                            TransformOpT transform)
 {
-  higher_dim_step<PackedCols, Interleaved, AccumT>(in, out, step, col_threads, op, init, transform);
+  begin_dependent_kernel();
+  using AgentT = AgentReduceColumns<higher_dim_threads,
+                                    PackedCols,
+                                    Interleaved,
+                                    InputIteratorT,
+                                    AccumT,
+                                    ReductionOpT,
+                                    TransformOpT>;
+  __shared__ typename AgentT::TempStorage shared;
+  AgentT(shared, in, step.batch, step.rows, step.cols, step.rows_per_unit, step.units, col_threads, op, transform)
+      .ConsumeTiles(out, init);
 }
 
 } // namespace detail
