@@ -35,6 +35,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -594,6 +595,17 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
   record(state, name, fold_s, cub_s, (items + outputs) * double{sizeof(T)}, (items + outputs) * double{sizeof(T)});
 }
 
+//! Registers `axes_case<T>` as `name`.
+template <typename T>
+void register_axes(std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
+{
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [shape, axes, name](benchmark::State& s) { axes_case<T>(s, shape, axes, name); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
+
 void print_table()
 {
   std::printf("\n%-48s %12s %12s %9s %9s %9s\n", "case", "fold us", "cub us", "fold/cub", "fold %pk", "cub %pk");
@@ -688,69 +700,39 @@ int main(int argc, char** argv)
                                                                                    {{1 << 24, 16}, "16777216x16"},
                                                                                    {{16, 1 << 24}, "16x16777216"},
                                                                                    {{1 << 12, 1 << 16}, "4096x65536"}};
-  auto register_axes = [](std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
-  {
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [shape, axes, name](benchmark::State& s) { axes_case<float>(s, shape, axes, name); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
-  };
   for (const auto& [shape, label] : matrices)
   {
-    register_axes(shape, {0}, "axes/" + label + "/axis0");
-    register_axes(shape, {1}, "axes/" + label + "/axis1");
+    register_axes<float>(shape, {0}, "axes/" + label + "/axis0");
+    register_axes<float>(shape, {1}, "axes/" + label + "/axis1");
   }
-  register_axes({64, 56, 56, 256}, {0, 1, 2}, "axes/64x56x56x256/axes012");
+  register_axes<float>({64, 56, 56, 256}, {0, 1, 2}, "axes/64x56x56x256/axes012");
   // Issue 19's shapes at 2^26 items: the innermost axis with 2-256 items per output, outer axes with 2-64 kept, the
   // middle axis of a 3-D array, all axes but the first (torch_axes.py runs the same list).
   for (int log2_cols : {1, 2, 6, 8})
   {
     const std::int64_t cols = std::int64_t{1} << log2_cols, rows = (std::int64_t{1} << 26) / cols;
     const std::string label = std::to_string(rows) + "x" + std::to_string(cols);
-    register_axes({rows, cols}, {1}, "axes/" + label + "/axis1");
+    register_axes<float>({rows, cols}, {1}, "axes/" + label + "/axis1");
     if (log2_cols <= 6)
     {
-      register_axes({rows, cols}, {0}, "axes/" + label + "/axis0");
+      register_axes<float>({rows, cols}, {0}, "axes/" + label + "/axis0");
     }
   }
-  register_axes({64, 4096, 256}, {1}, "axes/64x4096x256/axis1");
-  register_axes({4096, 64, 256}, {1}, "axes/4096x64x256/axis1");
-  register_axes({256, 256, 1024}, {1}, "axes/256x256x1024/axis1");
-  register_axes({256, 512, 512}, {1, 2}, "axes/256x512x512/axes12");
+  register_axes<float>({64, 4096, 256}, {1}, "axes/64x4096x256/axis1");
+  register_axes<float>({4096, 64, 256}, {1}, "axes/4096x64x256/axis1");
+  register_axes<float>({256, 256, 1024}, {1}, "axes/256x256x1024/axis1");
+  register_axes<float>({256, 512, 512}, {1, 2}, "axes/256x512x512/axes12");
   // Sum over half and int32 for a few of those shapes (the name's last part is the type).
-  struct Typed
+  for (const auto& [shape, axes, name] :
+       std::vector<std::tuple<std::vector<std::int64_t>, std::vector<int>, std::string>>{
+           {{1 << 14, 1 << 14}, {0}, "axes/16384x16384/axis0"},
+           {{1 << 14, 1 << 14}, {1}, "axes/16384x16384/axis1"},
+           {{1 << 24, 16}, {0}, "axes/16777216x16/axis0"},
+           {{1 << 24, 16}, {1}, "axes/16777216x16/axis1"},
+           {{64, 4096, 256}, {1}, "axes/64x4096x256/axis1"}})
   {
-    std::vector<std::int64_t> shape;
-    std::vector<int> axes;
-    std::string name;
-  };
-  const std::vector<Typed> typed = {{{1 << 14, 1 << 14}, {0}, "axes/16384x16384/axis0"},
-                                    {{1 << 14, 1 << 14}, {1}, "axes/16384x16384/axis1"},
-                                    {{1 << 24, 16}, {0}, "axes/16777216x16/axis0"},
-                                    {{1 << 24, 16}, {1}, "axes/16777216x16/axis1"},
-                                    {{64, 4096, 256}, {1}, "axes/64x4096x256/axis1"}};
-  for (const Typed& t : typed)
-  {
-    for (const bool half : {true, false})
-    {
-      const std::string name = t.name + (half ? "/half" : "/int32");
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [t, half, name](benchmark::State& s)
-                                   {
-                                     if (half)
-                                     {
-                                       axes_case<__half>(s, t.shape, t.axes, name);
-                                     }
-                                     else
-                                     {
-                                       axes_case<std::int32_t>(s, t.shape, t.axes, name);
-                                     }
-                                   })
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMicrosecond);
-    }
+    register_axes<__half>(shape, axes, name + "/half");
+    register_axes<std::int32_t>(shape, axes, name + "/int32");
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
