@@ -749,6 +749,50 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
   }
 }
 
+TEST_CASE("Fixed-size small segments from an unaligned start have the bits of an aligned one", "[device][segmented]")
+{
+  // A small segment's bits depend only on its items and length, never on where the input starts. The same
+  // segments from 1 to 3 floats past a 16-byte boundary, with counts that leave the input's end inside a 16-byte
+  // vector: the bits of the aligned call, and within rounding of the exact sum.
+  for (std::int64_t size : {1, 2, 3, 5, 8, 17, 33, 100, 128})
+  {
+    const std::int64_t count = 50000 / size + 3;
+    const auto values        = fold_test::random_values<float>(static_cast<std::size_t>(count * size + 3),
+                                                        static_cast<std::uint64_t>(size) + 70,
+                                                        fold_test::Values::full_range);
+    fold_test::DeviceBuffer<float> d_aligned(count), d_shifted(count);
+    std::vector<float> aligned;
+    for (int lead = 0; lead < 4; ++lead)
+    {
+      INFO("size " << size << ", input " << lead << " floats past a 16-byte boundary");
+      std::vector<float> shifted(values.size(), 7.0f);
+      std::copy(values.begin(), values.begin() + count * size, shifted.begin() + lead);
+      fold_test::DeviceBuffer<float> d_in(shifted);
+      auto& d_out = lead == 0 ? d_aligned : d_shifted;
+      d_out.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          { return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get() + lead, d_out.get(), count, size); });
+      const auto out = d_out.to_host();
+      if (lead == 0)
+      {
+        aligned = out;
+      }
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        INFO("segment " << i);
+        double exact = 0;
+        for (std::int64_t j = 0; j < size; ++j)
+        {
+          exact += values[static_cast<std::size_t>(i * size + j)];
+        }
+        REQUIRE(fold_test::same_bits(out[i], aligned[i]));
+        REQUIRE(std::abs(out[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
+      }
+    }
+  }
+}
+
 TEST_CASE("Segmented sums over several steps of the warp kernel's grid, one-lane groups in pairs and mixed",
           "[device][segmented]")
 {
