@@ -752,8 +752,8 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
 TEST_CASE("Fixed-size small segments from an unaligned start have the bits of an aligned one", "[device][segmented]")
 {
   // A small segment's bits depend only on its items and length, never on where the input starts. The same
-  // segments from 1 to 3 floats past a 16-byte boundary, with counts that leave the input's end inside a 16-byte
-  // vector: the bits of the aligned call, and within rounding of the exact sum.
+  // segments from 1 to 3 floats past a 16-byte boundary (and item counts that are mostly not multiples of four):
+  // the bits of the aligned call, and within rounding of the exact sum. One-item segments take their own loop.
   for (std::int64_t size : {1, 2, 3, 5, 8, 17, 33, 100, 128})
   {
     const std::int64_t count = 50000 / size + 3;
