@@ -29,12 +29,12 @@ template <typename EqualityOpT, typename KeysInputIteratorT>
 using equality_op_t = std::enable_if_t<
     std::is_invocable_v<EqualityOpT, const value_t<KeysInputIteratorT>&, const value_t<KeysInputIteratorT>&>>;
 
-//! The temporary storage of `num_tiles` tiles: one look-back slot each, after room to align the base. Never 0,
-//! and it grows with the number of items.
+//! The temporary storage of `num_tiles` tiles: their look-back slots and their groups' (`run_tile_slots`), after
+//! room to align the base. Never 0, and it grows with the number of items.
 template <typename SlotT>
 constexpr std::size_t reduce_by_key_storage_bytes(std::size_t num_tiles)
 {
-  return alignof(SlotT) - 1 + (num_tiles > 1 ? num_tiles : 1) * sizeof(SlotT);
+  return alignof(SlotT) - 1 + static_cast<std::size_t>(run_tile_slots(num_tiles > 1 ? num_tiles : 1)) * sizeof(SlotT);
 }
 
 template <typename TuningT,
@@ -120,7 +120,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   {
     // Every replay of a graph carries the same tag: its slots are cleared first, in the graph.
     if (const cudaError_t error =
-            cudaMemsetAsync(slots, 0, static_cast<std::size_t>(num_tiles) * sizeof(SlotT), stream);
+            cudaMemsetAsync(slots, 0, static_cast<std::size_t>(run_tile_slots(num_tiles)) * sizeof(SlotT), stream);
         error != cudaSuccess)
     {
       return error;
@@ -141,7 +141,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                 op,
                 items,
                 num_tiles,
-                RunTileState<OffsetT, AccumT>(slots, captured ? 0 : next_call_id(), captured));
+                RunTileState<OffsetT, AccumT>(slots, num_tiles, captured ? 0 : next_call_id(), captured));
 }
 
 } // namespace detail
