@@ -157,10 +157,7 @@ struct DispatchSegmentedReduce
                         hooks,
                         stream);
     }
-    const bool small              = size > 0 && length <= classes.small_max;
-    const std::int64_t per_block  = small ? static_cast<std::int64_t>(shape.block_threads / classes.lanes(length)) *
-                                               fixed_segment_tasks<AccumT>() * (length == 1 ? one_item_run : 1)
-                                          : shape.block_threads / 32;
+    const std::int64_t per_block  = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
     const std::int64_t needed     = num_segments / per_block + (num_segments % per_block != 0);
     const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
     return launch(SegmentedFixedKernel<InputIteratorT,

@@ -113,6 +113,22 @@ FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 //! 16 single segments per thread instead took 64 registers, and slowed every other size by 4-7% (H200).
 inline constexpr int one_item_run = 3;
 
+//! Segments of `length` items one block of `SegmentedFixedKernel` (`block_threads` threads) takes per step of its
+//! loop: the kernel's grid stride is this times the blocks, and the host sizes the grid from it. A warp each in
+//! the warp class (and for empty segments); `group_tasks` tasks of `block_threads / lanes` segments each for small
+//! ones, one-item segments `one_item_run` at a time.
+template <typename AccumT>
+FOLD_HOST_DEVICE constexpr std::int64_t
+fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint64_t length)
+{
+  if (length == 0 || length > classes.small_max)
+  {
+    return block_threads / 32;
+  }
+  return static_cast<std::int64_t>(block_threads / classes.lanes(length)) * fixed_segment_tasks<AccumT>() *
+         (length == 1 ? one_item_run : 1);
+}
+
 //! Clears the `count` words of the state the warp and block kernels share, with one block. A kernel rather than
 //! `cudaMemsetAsync`, so that a call's launches all overlap the kernel before them (programmatic dependent launch
 //! chains kernels only: a memset between two kernels puts their whole launch latency back between them).
@@ -421,9 +437,10 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 
   if (length == 0 || length > sizes.small_max) // the warp class (and empty segments), a warp per segment
   {
-    const int lane = tid % 32;
-    for (std::int64_t segment = static_cast<std::int64_t>(blockIdx.x) * warps + tid / 32; segment < num_segments;
-         segment += static_cast<std::int64_t>(gridDim.x) * warps)
+    const int lane              = tid % 32;
+    const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
+    for (std::int64_t segment = static_cast<std::int64_t>(blockIdx.x) * per_step + tid / 32; segment < num_segments;
+         segment += static_cast<std::int64_t>(gridDim.x) * per_step)
     {
       if (length == 0)
       {
@@ -449,11 +466,11 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     // One-item segments, each its item transformed and finalised: a thread takes `group_tasks` runs of
     // `one_item_run` consecutive ones, loaded as a lane loads a run. One segment per task left 4 loads in flight
     // and read at 53% of peak on an H200.
-    constexpr int run       = one_item_run;
-    const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * group_tasks * block_threads * run;
-    for (std::int64_t origin = (static_cast<std::int64_t>(blockIdx.x) * group_tasks * block_threads + tid) * run;
-         origin < num_segments;
-         origin += step)
+    constexpr int run           = one_item_run;
+    constexpr int task_stride   = block_threads * run; // from one task's first segment to the next one's
+    const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
+    for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid * run; origin < num_segments;
+         origin += static_cast<std::int64_t>(gridDim.x) * per_step)
     {
       const std::int64_t left       = num_segments - origin; // segments from `origin` on
       const InputIteratorT items_in = in + origin;
@@ -464,9 +481,9 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 #pragma unroll
         for (int k = 0; k < run; ++k)
         {
-          if (j * block_threads * run + k < left)
+          if (j * task_stride + k < left)
           {
-            aggregate[j][k] = transform(items_in[j * block_threads * run + k], OffsetT{0});
+            aggregate[j][k] = transform(items_in[j * task_stride + k], OffsetT{0});
           }
         }
       }
@@ -476,9 +493,9 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 #pragma unroll
         for (int k = 0; k < run; ++k)
         {
-          if (j * block_threads * run + k < left)
+          if (j * task_stride + k < left)
           {
-            store_segment(out, origin + j * block_threads * run + k, init.finalize(op, aggregate[j][k]));
+            store_segment(out, origin + j * task_stride + k, init.finalize(op, aggregate[j][k]));
           }
         }
       }
@@ -487,24 +504,25 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   }
 
   // Small: `width` consecutive threads per segment, each folding its run of at most `lane_items` items.
-  const int width         = sizes.lanes(length);
-  const int items         = static_cast<int>(length);
-  const int run           = (items + width - 1) / width;
-  const int valid         = (items + run - 1) / run;
-  const int rank          = tid % width;
-  const int first         = rank * run < items ? rank * run : items;
-  const int last          = first + run < items ? first + run : items;
-  const int per_block     = block_threads / width; // segments per task
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * group_tasks * per_block;
-  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * group_tasks * per_block + tid / width;
+  const int width             = sizes.lanes(length);
+  const int items             = static_cast<int>(length);
+  const int run               = (items + width - 1) / width;
+  const int valid             = (items + run - 1) / run;
+  const int rank              = tid % width;
+  const int first             = rank * run < items ? rank * run : items;
+  const int last              = first + run < items ? first + run : items;
+  const int per_task          = block_threads / width;                                      // segments per task
+  const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
+  // The loop is block-uniform, as the lane groups' shuffles need every lane.
+  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid / width;
        origin - tid / width < num_segments;
-       origin += step) // block-uniform, as the lane groups' shuffles need every lane
+       origin += static_cast<std::int64_t>(gridDim.x) * per_step)
   {
     AccumT aggregate[group_tasks];
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)
     {
-      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_block;
+      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
       const bool present         = segment < num_segments;
       aggregate[j]               = fold_run<sizes.lane_items, AccumT, OffsetT>(
           in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
@@ -512,7 +530,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)
     {
-      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_block;
+      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
       const AccumT total         = reduce_lane_groups(aggregate[j], op, width, valid);
       if (segment < num_segments && rank == 0)
       {
