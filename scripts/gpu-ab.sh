@@ -7,6 +7,7 @@
 # the work tree's fold time over the base's, next to cub's (the same code in both: its ratio is the drift between
 # runs, the yardstick). Run from the repository root with Google Benchmark under .deps/usr.
 set -uo pipefail
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 BASE_DIR=${1:?usage: gpu-ab.sh <base tree>}
 OUT=${OUT:-$PWD/out}
 ROUNDS=${ROUNDS:-2}
@@ -22,7 +23,7 @@ targets="fold-segmented-bench"
 build() # <source> <build dir>
 {
   cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF \
-    -DFOLD_BUILD_PRECOMPILED=OFF >"$2.configure.log" 2>&1 && cmake --build "$2" -j"$(nproc)" --target $targets \
+    -DFOLD_BUILD_PRECOMPILED=OFF >"$2.configure.log" 2>&1 && bash "$SCRIPTS/build-targets.sh" "$2" $targets \
     >"$2.build.log" 2>&1 || { tail -30 "$2.build.log"; return 1; }
 }
 mkdir -p "$NEW_BUILD" "$BASE_BUILD"

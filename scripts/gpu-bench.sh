@@ -5,6 +5,7 @@
 #   python3 benchmarks/report.py all <that folder>
 # FOLD_COMMIT names the commit measured (recorded in the JSON).
 set -uo pipefail
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 DEPS=$PWD/.deps/usr
@@ -13,7 +14,7 @@ BUILD=${BUILD:-build-gpu}
 
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF >"$OUT/configure.log" 2>&1 \
   || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build "$BUILD" -j"$(nproc)" --target fold-bench fold-ladder >"$OUT/build.log" 2>&1 \
+bash "$SCRIPTS/build-targets.sh" "$BUILD" fold-bench fold-ladder >"$OUT/build.log" 2>&1 \
   || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
 
 # Only the JSON (and one summary) go to $OUT; logs stay in $BUILD/logs.

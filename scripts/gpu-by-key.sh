@@ -4,6 +4,7 @@
 # repository root with Catch2 and Google Benchmark unpacked under .deps/usr (see README). Logs and JSON to $OUT
 # (default: out/); the summary is printed last. FOLD_COMMIT names the commit measured. SKIP_BENCH=1: tests only.
 set -uo pipefail
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
 DEPS=$PWD/.deps/usr
@@ -14,7 +15,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -D
   >"$OUT/by-key-configure.log" 2>&1 || { tail -30 "$OUT/by-key-configure.log"; exit 1; }
 targets="device.device_reduce_by_key example.reduce_by_key ${EXTRA_TARGETS:-}"
 [[ ${SKIP_BENCH:-0} == 1 ]] || targets="$targets fold-bench"
-cmake --build "$BUILD" -j"$(nproc)" --target $targets >"$OUT/by-key-build.log" 2>&1 \
+bash "$SCRIPTS/build-targets.sh" "$BUILD" $targets >"$OUT/by-key-build.log" 2>&1 \
   || { grep -E "error" "$OUT/by-key-build.log" | head -40; exit 1; }
 timeout 300 "$BUILD/test/device.device_reduce_by_key" >"$OUT/by-key-test.log" 2>&1
 test_rc=$?

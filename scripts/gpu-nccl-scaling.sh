@@ -29,6 +29,7 @@
 # Python package (the GPU image has it). COMMIT=<hash> names the commit where git is absent. Exits non-zero when
 # any bits differ or any run fails. NVLink multicast is off (NCCL_NVLS_ENABLE=0), always, on these machines.
 set -uo pipefail
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 export NCCL_NVLS_ENABLE=0
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -63,7 +64,7 @@ if has_phase bits || has_phase bench; then
     -DFOLD_BUILD_NCCL=ON -DFOLD_BUILD_PRECOMPILED=OFF ${NCCL_ROOT:+-DNCCL_ROOT="$NCCL_ROOT"} \
     >"$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
   grep "fold::nccl" "$LOGS/configure.log"
-  cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}" >"$LOGS/build.log" 2>&1 \
+  bash "$SCRIPTS/build-targets.sh" "$BUILD" "${targets[@]}" >"$LOGS/build.log" 2>&1 \
     || { grep -E "error" "$LOGS/build.log" | head -40; exit 1; }
   echo "== built ${targets[*]} in ${SECONDS}s"
   name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

@@ -5,6 +5,7 @@
 # GPU machine, from the repository root, with Catch2 and Google Benchmark unpacked under .deps/usr (see README) and
 # NCCL installed (/usr/include/nccl.h; or NCCL_ROOT). Logs go to $OUT (default: out/); the summary is printed last.
 set -uo pipefail
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 export NCCL_NVLS_ENABLE=0 # NVLink multicast off, always, on these machines
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -21,7 +22,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 
   || { tail -30 "$OUT/nccl-configure.log"; exit 1; }
 grep "fold::nccl" "$OUT/nccl-configure.log"
 targets=(nccl.sharded_plan nccl.sharded_reduce nccl.device_reduce_nccl example.nccl_sum fold-nccl-bench)
-cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}" >"$OUT/nccl-build.log" 2>&1 \
+bash "$SCRIPTS/build-targets.sh" "$BUILD" "${targets[@]}" >"$OUT/nccl-build.log" 2>&1 \
   || { grep -E "error" "$OUT/nccl-build.log" | head -40; exit 1; }
 
 ctest --test-dir "$BUILD" -V -R '^(nccl\.|example\.nccl_sum$)' --timeout 900 >"$OUT/nccl-ctest.log" 2>&1

@@ -188,8 +188,9 @@ constexpr std::size_t tile_of_int_pairs = [] // the tile edges of int32 keys wit
 std::vector<std::size_t> sizes()
 {
   const std::size_t t = tile_of_int_pairs;
-  // The look-back's groups are 32 tiles: 32 t ends on a group's last tile, 64 t + 1 starts a group with the last.
-  return {1, 2, 31, t - 1, t, t + 1, 2 * t + 7, 32 * t, 33 * t + 5, 64 * t + 1, 100003, (1u << 22) + 17};
+  // The look-back's groups are 32 tiles: with 32 t and 64 t items the last tile is a group's last (groups 0 and 1),
+  // with 64 t + 1 it starts a group alone.
+  return {1, 2, 31, t - 1, t, t + 1, 2 * t + 7, 32 * t, 33 * t + 5, 64 * t, 64 * t + 1, 100003, (1u << 22) + 17};
 }
 const std::vector<std::size_t> mean_lengths{1, 2, 8, 64, 1024, 1 << 20, 0};
 

@@ -12,9 +12,10 @@
 //! CUB's look-back combines whatever mix of aggregates and inclusive pairs it finds, in a grouping that depends on
 //! which predecessors had finished: its floating-point results change from run to run (NVIDIA/cccl issue 9995).
 //! Here every value half is a fixed grouping: within a group, the left fold `((v[s] op v[s+1]) op ...) op v[t-1]`
-//! of the tiles' values from the last tile `s` with a head; over the groups, the same left fold of the groups'
-//! values, which a look-back may continue from any published inclusive pair (itself such a left fold) with the
-//! same bits. The count half is an integer sum, exact in any order. So the bits depend on the tile size only.
+//! of the tiles' values from the last tile `s` with a head (the group's first tile if none has one); over the
+//! groups, the same left fold of the groups' values, which a look-back may continue from any published inclusive
+//! pair (itself such a left fold) with the same bits; a tile's value is the groups' fold, then its group's. The
+//! count half is an integer sum, exact in any order. So the bits depend on the tile shape and the group size only.
 //! Without the groups, a tile would fold every tile back to the nearest inclusive pair, one dependent operation
 //! each and on the critical path of the next tile: over a single long run that was 100-300 tiles
 //! (docs/performance.md, "What bounds a single run").
@@ -295,7 +296,7 @@ private:
     // The value starts at the last tile with a head (the first tile if none has one).
     const unsigned starts = __ballot_sync(0xffffffffu, lane < count && mine.heads != 0);
     const int start       = starts != 0 ? 31 - __clz(starts) : 0;
-    // Lane i holds tile count - 1 - i: folded down from lane count - 2 - start.
+    // Lane i holds tile first + count - 1 - i: folded down from lane count - 2 - start.
     const AccumT reversed = shuffle_idx(mine.value, lane < count ? count - 1 - lane : 0);
     const AccumT value    = fold_lanes(shuffle_idx(mine.value, start), reversed, count - 2 - start, op);
     OffsetT heads         = mine.heads;
@@ -308,7 +309,8 @@ private:
   }
 
   //! The pair of slots `[0, index)` (index > 0), valid in every lane: slot `i` holds the aggregate or the
-  //! inclusive pair of item `i`, and every item publishes its aggregate before any later one looks back.
+  //! inclusive pair of item `i` (a group), and every item publishes one of them without waiting for a later one, so
+  //! the spin on each slot ends. Item 0 publishes only its inclusive pair, so the last window always finds one.
   template <typename ReductionOpT>
   FOLD_DEVICE FOLD_FORCEINLINE PairT look_back(const SlotT* slots, OffsetT index, ReductionOpT op) const
   {
