@@ -435,6 +435,25 @@ void check_min_argmax(const std::vector<float>& values, const Segments& segments
     cub_arg_failures.report();
   }
 }
+
+//! Segment `i` of the fixed-size float sums `got` (segments of `size` items of `values`): the bits of `twin[i]`,
+//! the same segment reduced another way, and within rounding of the exact sum (items of magnitude below 1).
+void require_fixed_segment_sum(const std::vector<float>& got,
+                               const std::vector<float>& twin,
+                               const std::vector<float>& values,
+                               std::int64_t i,
+                               std::int64_t size)
+{
+  INFO("segment " << i);
+  double exact = 0;
+  for (std::int64_t j = 0; j < size; ++j)
+  {
+    exact += values[static_cast<std::size_t>(i * size + j)];
+  }
+  REQUIRE(fold_test::same_bits(got[i], twin[i]));
+  REQUIRE(std::abs(got[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
+}
+
 } // namespace
 
 TEMPLATE_TEST_CASE("Segmented sums of every size class, against the host and cub",
@@ -711,14 +730,7 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
     const auto fixed = d_fixed.to_host(), through_offsets = d_offsets_out.to_host();
     for (std::int64_t i = 0; i < count; ++i)
     {
-      INFO("segment " << i);
-      double exact = 0;
-      for (std::int64_t j = 0; j < size; ++j)
-      {
-        exact += values[static_cast<std::size_t>(i * size + j)];
-      }
-      REQUIRE(fold_test::same_bits(fixed[i], through_offsets[i]));
-      REQUIRE(std::abs(fixed[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
+      require_fixed_segment_sum(fixed, through_offsets, values, i, size);
     }
   }
   for (std::int64_t size : {std::int64_t{3}, std::int64_t{9}, small, small + 7, warp, warp + 1, block + 1})
@@ -780,14 +792,7 @@ TEST_CASE("Fixed-size small segments from an unaligned start have the bits of an
       }
       for (std::int64_t i = 0; i < count; ++i)
       {
-        INFO("segment " << i);
-        double exact = 0;
-        for (std::int64_t j = 0; j < size; ++j)
-        {
-          exact += values[static_cast<std::size_t>(i * size + j)];
-        }
-        REQUIRE(fold_test::same_bits(out[i], aligned[i]));
-        REQUIRE(std::abs(out[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
+        require_fixed_segment_sum(out, aligned, values, i, size);
       }
     }
   }
