@@ -293,6 +293,8 @@ SEGMENTED_GROUPS = [
     ("Sum over float, fixed lengths, through fold's fixed-size overload (`/sized`: fold reads no offsets; cub "
      "through offsets, its % of peak counting them)",
      lambda op, t, d, x: op == "Sum" and t == "float" and x == "sized"),
+    ("The fixed-size overload over int32, half, and Min and ArgMax over float (`/sized`)",
+     lambda op, t, d, x: x == "sized" and not (op == "Sum" and t == "float")),
     ("Sum over float, random lengths",
      lambda op, t, d, x: op == "Sum" and t == "float" and not d.startswith("fixed-") and not x),
     ("Sum over int32", lambda op, t, d, x: op == "Sum" and t == "int32" and not x),

@@ -33,6 +33,7 @@
 #include <fold/detail/tile_fold.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
+#include <fold/util/uninitialized.cuh>
 
 #include <cuda/std/bit>
 
@@ -107,10 +108,7 @@ class AgentReduce
                     TileFoldT::applies,
                 "AgentReduce: a reduction whose tile is not capped must fold whole tiles (detail::TileFold)");
 
-  struct alignas(VectorItems > 1 ? sizeof(InputT) * VectorItems : alignof(InputT)) Vector
-  {
-    InputT items[VectorItems];
-  };
+  using Vector = detail::ItemSlot<InputT, VectorItems>;
 
   //! An order-preserving block splits its range among its warps, each an agent of its own (see `ConsumeInWarps`).
   static constexpr bool in_warps = ordered && !warp_scope;
@@ -200,20 +198,7 @@ private:
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE Vector LoadSlot(OffsetT tile_base, int slot) const
   {
-    if constexpr (Vectorized)
-    {
-      return reinterpret_cast<const Vector*>(in_ + tile_base)[slot];
-    }
-    else
-    {
-      Vector loaded;
-#pragma unroll
-      for (int j = 0; j < VectorItems; ++j)
-      {
-        loaded.items[j] = in_[tile_base + static_cast<OffsetT>(slot * VectorItems + j)];
-      }
-      return loaded;
-    }
+    return detail::load_slot<Vectorized, VectorItems>(in_, tile_base, slot);
   }
 
   //! Order-preserving, block scope: warp `w` reduces the `w`-th contiguous share of `[begin, end)` (whole warp tiles

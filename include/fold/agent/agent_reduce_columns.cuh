@@ -71,10 +71,7 @@ public:
 private:
   static constexpr int V = vector_items;
   using InputT           = value_t<InputIteratorT>;
-  struct alignas(V > 1 ? sizeof(InputT) * V : alignof(InputT)) Vector
-  {
-    InputT items[V];
-  };
+  using Vector           = ItemSlot<InputT, V>;
 
 public:
   //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.

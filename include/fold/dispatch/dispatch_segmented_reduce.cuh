@@ -108,9 +108,9 @@ struct DispatchSegmentedReduce
 
   //! Fixed-size segments: nothing to classify or list, so neither the warp kernel nor the state it shares with the
   //! block kernel. Up to `warp_max` items `SegmentedFixedKernel` alone, a grid of at most 32 blocks per SM (a few
-  //! waves); longer ones `SegmentedFixedUnitsKernel`, a block per block segment or per unit of a large one, then for
-  //! large ones `SegmentedFixedPartialsKernel`. The temporary storage holds the large segments' unit partials, and
-  //! is otherwise the one byte every size query gets.
+  //! waves; its `VectorRuns` instantiation where `fixed_vector_runs`); longer ones `SegmentedFixedUnitsKernel`, a block
+  //! per block segment or per unit of a large one, then for large ones `SegmentedFixedPartialsKernel`. The temporary
+  //! storage holds the large segments' unit partials, and is otherwise the one byte every size query gets.
   static cudaError_t fixed(void* d_temp_storage,
                            std::size_t& temp_storage_bytes,
                            InputIteratorT in,
@@ -160,25 +160,41 @@ struct DispatchSegmentedReduce
     const std::int64_t per_block  = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
     const std::int64_t needed     = num_segments / per_block + (num_segments % per_block != 0);
     const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
-    return launch(SegmentedFixedKernel<InputIteratorT,
-                                       OutputIteratorT,
-                                       OffsetT,
-                                       ReductionOpT,
-                                       InitT,
-                                       AccumT,
-                                       TransformOpT,
-                                       TuningT>,
-                  static_cast<int>(needed < max_blocks ? needed : max_blocks),
-                  shape.block_threads,
-                  stream,
-                  may_overlap(facts.arch, hooks),
-                  in,
-                  out,
-                  num_segments,
-                  size,
-                  op,
-                  init,
-                  transform);
+    auto go                       = [&](auto kernel)
+    {
+      return launch(kernel,
+                    static_cast<int>(needed < max_blocks ? needed : max_blocks),
+                    shape.block_threads,
+                    stream,
+                    may_overlap(facts.arch, hooks),
+                    in,
+                    out,
+                    num_segments,
+                    size,
+                    op,
+                    init,
+                    transform);
+    };
+    auto kernel = [](auto vector_runs)
+    {
+      return SegmentedFixedKernel<InputIteratorT,
+                                  OutputIteratorT,
+                                  OffsetT,
+                                  ReductionOpT,
+                                  InitT,
+                                  AccumT,
+                                  TransformOpT,
+                                  TuningT,
+                                  decltype(vector_runs)::value>;
+    };
+    if constexpr (is_vectorizable_input_v<InputIteratorT>)
+    {
+      if (fixed_vector_runs(classes, in, length))
+      {
+        return go(kernel(std::true_type{}));
+      }
+    }
+    return go(kernel(std::false_type{}));
   }
 
   //! `fixed`'s segments longer than `warp_max` items, in `units` units of `unit_items` each (one for a block segment).

@@ -11,8 +11,9 @@
 //!   rest: a list of the longer warp-sized ones (those past its end it reduces too), the index range of block and
 //!   large segments, and a list of the large ones with where their units start.
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
-//!   without offsets or classes. Longer fixed-size segments take `SegmentedFixedUnitsKernel` (a block per block
-//!   segment or per unit of a large one) and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
+//!   without offsets or classes (each lane run one vector load where the runs are whole and aligned). Longer
+//!   fixed-size segments take `SegmentedFixedUnitsKernel` (a block per block segment or per unit of a large one)
+//!   and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
 //! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
 //!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
 //!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
@@ -127,6 +128,30 @@ fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint
   }
   return static_cast<std::int64_t>(block_threads / classes.lanes(length)) * fixed_segment_tasks<AccumT>() *
          (length == 1 ? one_item_run : 1);
+}
+
+//! Whether `SegmentedFixedKernel` reads the small segments of `length` items at `in` a lane run per vector load
+//! (its `VectorRuns` instantiation): a raw pointer to a primitive type, every run `lane_items` items (none shorter)
+//! and every run aligned to its size. The runs and their folds are the same either way, so are the bits.
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE bool fixed_vector_runs(const SegmentClasses& classes, InputIteratorT in, std::uint64_t length)
+{
+  if constexpr (is_vectorizable_input_v<InputIteratorT>)
+  {
+    if (length == 0 || length > classes.small_max || classes.lane_items < 2)
+    {
+      return false;
+    }
+    const auto width    = static_cast<std::uint64_t>(classes.lanes(length));
+    const auto run      = (length + width - 1) / width;
+    const auto run_size = sizeof(value_t<InputIteratorT>) * static_cast<std::size_t>(classes.lane_items);
+    return run == static_cast<std::uint64_t>(classes.lane_items) && length % run == 0 &&
+           reinterpret_cast<std::uintptr_t>(in) % run_size == 0;
+  }
+  else
+  {
+    return false;
+  }
 }
 
 //! Clears the `count` words of the state the warp and block kernels share, with one block. A kernel rather than
@@ -405,7 +430,11 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 //! reduced over its last axis): one class for all and no offsets to read, so nothing is classified. Each segment
 //! gets the tree `SegmentedWarpKernel` gives its length, so the bits are the same: a small one a group of
 //! `lanes(size)` lanes, a warp one a warp agent. A small segment's lanes are consecutive threads, and a thread
-//! takes `group_tasks` segments at a time, all their loads issued before any is folded.
+//! takes `group_tasks` segments at a time, all their loads issued before any is folded. `VectorRuns` (small segments
+//! only, where `fixed_vector_runs`): each lane run is one vector load, folded without a check per item; an
+//! instantiation of its own, with 40 registers for float, half and int8 sums (6 blocks to a multiprocessor; the
+//! other: 40, 48, 48). As a branch of this one it read float no faster and took half to 54 registers
+//! (docs/performance.md, "Small fixed-size segments: a vector load per lane run").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
@@ -413,7 +442,8 @@ template <typename InputIteratorT,
           typename InitT,
           typename AccumT,
           typename TransformOpT,
-          typename TuningT>
+          typename TuningT,
+          bool VectorRuns>
 FOLD_KERNEL
 __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedKernel(InputIteratorT in,
                                                                                              OutputIteratorT out,
@@ -435,7 +465,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
   const auto length                                    = static_cast<std::uint64_t>(size);
 
-  if (length == 0 || length > sizes.small_max) // the warp class (and empty segments), a warp per segment
+  if (!VectorRuns && (length == 0 || length > sizes.small_max)) // the warp class (and empty segments), a warp each
   {
     const int lane              = tid % 32;
     const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
@@ -461,7 +491,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     return;
   }
 
-  if (length == 1)
+  if (!VectorRuns && length == 1)
   {
     // One-item segments, each its item transformed and finalised: a thread takes `group_tasks` runs of
     // `one_item_run` consecutive ones, loaded as a lane loads a run. One segment per task left 4 loads in flight
@@ -524,7 +554,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     {
       const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
       const bool present         = segment < num_segments;
-      aggregate[j]               = fold_run<sizes.lane_items, AccumT, OffsetT>(
+      aggregate[j]               = fold_run<sizes.lane_items, AccumT, OffsetT, VectorRuns>(
           in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
     }
 #pragma unroll
