@@ -108,9 +108,10 @@ struct DispatchSegmentedReduce
 
   //! Fixed-size segments: nothing to classify or list, so neither the warp kernel nor the state it shares with the
   //! block kernel. Up to `warp_max` items `SegmentedFixedKernel` alone, a grid of at most 32 blocks per SM (a few
-  //! waves; its `VectorRuns` instantiation where `fixed_vector_runs`); longer ones `SegmentedFixedUnitsKernel`, a block
-  //! per block segment or per unit of a large one, then for large ones `SegmentedFixedPartialsKernel`. The temporary
-  //! storage holds the large segments' unit partials, and is otherwise the one byte every size query gets.
+  //! waves; its `VectorRun` instantiations where `fixed_vector_run` names one); longer ones
+  //! `SegmentedFixedUnitsKernel`, a block per block segment or per unit of a large one, then for large ones
+  //! `SegmentedFixedPartialsKernel`. The temporary storage holds the large segments' unit partials, and is otherwise
+  //! the one byte every size query gets.
   static cudaError_t fixed(void* d_temp_storage,
                            std::size_t& temp_storage_bytes,
                            InputIteratorT in,
@@ -175,7 +176,7 @@ struct DispatchSegmentedReduce
                     init,
                     transform);
     };
-    auto kernel = [](auto vector_runs)
+    auto kernel = [](auto vector_run)
     {
       return SegmentedFixedKernel<InputIteratorT,
                                   OutputIteratorT,
@@ -185,16 +186,22 @@ struct DispatchSegmentedReduce
                                   AccumT,
                                   TransformOpT,
                                   TuningT,
-                                  decltype(vector_runs)::value>;
+                                  decltype(vector_run)::value>;
     };
     if constexpr (is_vectorizable_input_v<InputIteratorT>)
     {
-      if (fixed_vector_runs(classes, in, length))
+      constexpr int lane_items = segmented_policy().lane_items;
+      switch (fixed_vector_run(classes, in, length))
       {
-        return go(kernel(std::true_type{}));
+      case lane_items:
+        return go(kernel(std::integral_constant<int, lane_items>{}));
+      case 2:
+        return go(kernel(std::integral_constant<int, 2>{}));
+      default:
+        break;
       }
     }
-    return go(kernel(std::false_type{}));
+    return go(kernel(std::integral_constant<int, 0>{}));
   }
 
   //! `fixed`'s segments longer than `warp_max` items, in `units` units of `unit_items` each (one for a block segment).

@@ -130,27 +130,29 @@ fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint
          (length == 1 ? one_item_run : 1);
 }
 
-//! Whether `SegmentedFixedKernel` reads the small segments of `length` items at `in` a lane run per vector load
-//! (its `VectorRuns` instantiation): a raw pointer to a primitive type, every run `lane_items` items (none shorter)
-//! and every run aligned to its size. The runs and their folds are the same either way, so are the bits.
+//! The items of each lane run `SegmentedFixedKernel` reads with one vector load from the small segments of `length`
+//! items at `in` (its `VectorRun` instantiation), or 0: a raw pointer to a primitive type, every run 2 or
+//! `lane_items` items (none shorter; 2 only where a segment is 2 items) and every run aligned to its size. The runs
+//! and their folds are the same either way, so are the bits.
 template <typename InputIteratorT>
-FOLD_HOST_DEVICE bool fixed_vector_runs(const SegmentClasses& classes, InputIteratorT in, std::uint64_t length)
+FOLD_HOST_DEVICE int fixed_vector_run(const SegmentClasses& classes, InputIteratorT in, std::uint64_t length)
 {
   if constexpr (is_vectorizable_input_v<InputIteratorT>)
   {
-    if (length == 0 || length > classes.small_max || classes.lane_items < 2)
+    if (length == 0 || length > classes.small_max)
     {
-      return false;
+      return 0;
     }
-    const auto width    = static_cast<std::uint64_t>(classes.lanes(length));
-    const auto run      = (length + width - 1) / width;
-    const auto run_size = sizeof(value_t<InputIteratorT>) * static_cast<std::size_t>(classes.lane_items);
-    return run == static_cast<std::uint64_t>(classes.lane_items) && length % run == 0 &&
-           reinterpret_cast<std::uintptr_t>(in) % run_size == 0;
+    const auto width = static_cast<std::uint64_t>(classes.lanes(length));
+    const auto run   = (length + width - 1) / width;
+    const bool whole = (run == 2 || run == static_cast<std::uint64_t>(classes.lane_items)) && length % run == 0;
+    return whole && reinterpret_cast<std::uintptr_t>(in) % (sizeof(value_t<InputIteratorT>) * run) == 0
+               ? static_cast<int>(run)
+               : 0;
   }
   else
   {
-    return false;
+    return 0;
   }
 }
 
@@ -430,8 +432,9 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 //! reduced over its last axis): one class for all and no offsets to read, so nothing is classified. Each segment
 //! gets the tree `SegmentedWarpKernel` gives its length, so the bits are the same: a small one a group of
 //! `lanes(size)` lanes, a warp one a warp agent. A small segment's lanes are consecutive threads, and a thread
-//! takes `group_tasks` segments at a time, all their loads issued before any is folded. `VectorRuns` (small segments
-//! only, where `fixed_vector_runs`): each lane run is one vector load, folded without a check per item; an
+//! takes `group_tasks` segments at a time, all their loads issued before any is folded. `VectorRun` (small segments
+//! only, the runs of that many items that `fixed_vector_run` names): each lane run is one vector load, folded without
+//! a check per item; an
 //! instantiation of its own, with 40 registers for float, half and int8 sums (6 blocks to a multiprocessor; the
 //! other: 40, 48, 48). As a branch of this one it read float no faster and took half to 54 registers
 //! (docs/performance.md, "Small fixed-size segments: a vector load per lane run").
@@ -443,7 +446,7 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT,
-          bool VectorRuns>
+          int VectorRun>
 FOLD_KERNEL
 __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedKernel(InputIteratorT in,
                                                                                              OutputIteratorT out,
@@ -465,7 +468,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
   const auto length                                    = static_cast<std::uint64_t>(size);
 
-  if (!VectorRuns && (length == 0 || length > sizes.small_max)) // the warp class (and empty segments), a warp each
+  if (VectorRun == 0 && (length == 0 || length > sizes.small_max)) // the warp class (and empty segments), a warp each
   {
     const int lane              = tid % 32;
     const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
@@ -491,7 +494,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     return;
   }
 
-  if (!VectorRuns && length == 1)
+  if (VectorRun == 0 && length == 1)
   {
     // One-item segments, each its item transformed and finalised: a thread takes `group_tasks` runs of
     // `one_item_run` consecutive ones, loaded as a lane loads a run. One segment per task left 4 loads in flight
@@ -544,6 +547,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const int per_task          = block_threads / width;                                      // segments per task
   const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
   // The loop is block-uniform, as the lane groups' shuffles need every lane.
+  constexpr int run_items = VectorRun > 0 ? VectorRun : sizes.lane_items; // the most a lane folds
   for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid / width;
        origin - tid / width < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_step)
@@ -554,7 +558,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     {
       const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
       const bool present         = segment < num_segments;
-      aggregate[j]               = fold_run<sizes.lane_items, AccumT, OffsetT, VectorRuns>(
+      aggregate[j]               = fold_run<run_items, AccumT, OffsetT, (VectorRun > 0)>(
           in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
     }
 #pragma unroll
