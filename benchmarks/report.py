@@ -30,6 +30,22 @@ OPS = ["Sum", "Min", "ArgMax", "Custom", "CustomC", "SumG2G"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def copy_into_results(src, names, required=True):
+    """Copies `names` from the folder `src` into benchmarks/results (the committed copies). Nothing to copy where `src`
+    is that folder already: opening a file for writing empties it before it is read."""
+    results = os.path.join(HERE, "results")
+    os.makedirs(results, exist_ok=True)
+    for name in names:
+        source, target = os.path.join(src, name), os.path.join(results, name)
+        if not os.path.exists(source) and not required:
+            continue
+        if os.path.exists(target) and os.path.samefile(source, target):
+            continue
+        with open(source) as f, open(target, "w") as g:
+            g.write(f.read())
+    return results
+
+
 def load_bench(path):
     with open(path) as f:
         data = json.load(f)
@@ -405,11 +421,7 @@ def segmented(src):
     """fold-segmented-bench's cases beside cub and torch (segment_reduce, and torch.sum or its kin over the
     reshaped rows): segmented-bench.md (a summary, then a table per group), segmented-bench.png (bandwidth against
     the fixed length, and % of peak per random distribution), the summary on stdout."""
-    results = os.path.join(HERE, "results")
-    for name in ["segmented-bench.json", "torch-segmented.json", "torch-axes.json"]:
-        if os.path.exists(os.path.join(src, name)):
-            with open(os.path.join(src, name)) as f, open(os.path.join(results, name), "w") as g:
-                g.write(f.read())
+    results = copy_into_results(src, ["segmented-bench.json", "torch-segmented.json", "torch-axes.json"], False)
     with open(os.path.join(results, "segmented-bench.json")) as f:
         data = json.load(f)
     torch = torch_times(src)
@@ -580,10 +592,7 @@ def by_key(path):
 def fused(src):
     """MinMax, ArgMinMax and VarMean beside cub's two calls (fused-bench.json, from `fold-bench --full` filtered to
     the fused families) and torch (torch-fused.json, `benchmarks/torch_fused.py`): fused-bench.md in results/."""
-    results = os.path.join(HERE, "results")
-    for name in ["fused-bench.json", "torch-fused.json"]:
-        with open(os.path.join(src, name)) as f, open(os.path.join(results, name), "w") as g:
-            g.write(f.read())
+    results = copy_into_results(src, ["fused-bench.json", "torch-fused.json"])
     with open(os.path.join(results, "fused-bench.json")) as f:
         data = json.load(f)
     with open(os.path.join(results, "torch-fused.json")) as f:
@@ -633,11 +642,7 @@ def main():
         fused(sys.argv[2])
     elif cmd == "all":
         src = sys.argv[2]
-        results = os.path.join(HERE, "results")
-        os.makedirs(results, exist_ok=True)
-        for name in ["fold-bench.json", "ladder-25.json", "ladder-30.json"]:
-            with open(os.path.join(src, name)) as f, open(os.path.join(results, name), "w") as g:
-                g.write(f.read())
+        results = copy_into_results(src, ["fold-bench.json", "ladder-25.json", "ladder-30.json"])
         with open(os.path.join(results, "fold-bench.md"), "w") as f:
             table(os.path.join(results, "fold-bench.json"), f)
         plot(os.path.join(results, "fold-bench.json"), os.path.join(results, "fold-bench.png"))
