@@ -803,9 +803,9 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
 {
   // SegmentedFixedKernel reads a small segment's lane runs one vector load each where every run is lane_items
   // items, or 2 (2 items here, 4, 8, 16, 32, 100 and 128), and the input is aligned to a run, item by item otherwise
-  // (7 and 12 items, or the input 1-3 items past the alignment). Exact results either way: int8 sums in int32, half
-  // sums of small integers (exact in float and in half), and ArgMax over floats with ties, whose index is counted from
-  // the segment's first item, against the host.
+  // (7 and 12 items, or the input 1-3 items past the alignment; at 2 items, 2 items past is aligned again). Exact
+  // results either way: int8 sums in int32, half sums of small integers (exact in float and in half), and ArgMax over
+  // floats with ties, whose index is counted from the segment's first item, against the host.
   for (std::int64_t size : {2, 4, 7, 8, 12, 16, 32, 100, 128})
   {
     const std::int64_t count = 30000 / size + 3;

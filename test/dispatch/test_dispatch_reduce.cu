@@ -3,8 +3,11 @@
 // function of the sizes, and the errors returned before any device is touched.
 #include <fold/device/device_reduce.cuh>
 #include <fold/dispatch/dispatch_reduce_axes.cuh>
+#include <fold/dispatch/kernels_segmented_reduce.cuh>
 
 #include "test_util.cuh"
+
+#include <thrust/iterator/counting_iterator.h>
 
 #include <cstdint>
 #include <limits>
@@ -304,6 +307,51 @@ TEST_CASE("ArgMin/ArgMax's packed pairs order and unpack as the (int64 index, va
   STATIC_REQUIRE(sizeof(fold::detail::PackedArgReduction<float, true>::PackedPair) == 8);
   STATIC_REQUIRE(sizeof(fold::detail::PackedArgReduction<double, true>::PackedPair) == 12);
   STATIC_REQUIRE(sizeof(fold::detail::PackedArgReduction<std::int64_t, false>::PackedPair) == 12);
+}
+
+TEST_CASE("fixed-size segments: lane runs are loaded whole where each is 2 or lane_items items and aligned",
+          "[dispatch][segmented]")
+{
+  // SegmentedFixedKernel's VectorRun instantiations load each lane run with one vector load; the host picks them
+  // with fixed_vector_run, which must name a run only where every run of the segment is that long and starts
+  // aligned (a wrong yes reads past a segment or misaligned; a wrong no only loses speed). lane_items is 4.
+  using fold::detail::fixed_vector_run;
+  const auto classes = fold::detail::SegmentClasses::make(fold::detail::segmented_policy(),
+                                                          fold::detail::reduce_tile_shape<const float*, float>(900));
+  REQUIRE(classes.lane_items == 4);
+  const auto at = [](std::uintptr_t address) { return reinterpret_cast<const float*>(address); };
+  // Whole runs of 4: 4 items (one lane), 8 (two), 16, 28 (7 of 8 lanes), 32, 64, 100 (25 of 32), 128; runs of 2:
+  // 2 items.
+  for (std::uint64_t length : {4, 8, 16, 28, 32, 64, 100, 128})
+  {
+    INFO(length << " floats");
+    CHECK(fixed_vector_run(classes, at(256), length) == 4);
+    CHECK(fixed_vector_run(classes, at(256 + 16), length) == 4);
+    CHECK(fixed_vector_run(classes, at(256 + 8), length) == 0); // runs 8 bytes off a 16-byte boundary
+    CHECK(fixed_vector_run(classes, at(256 + 4), length) == 0);
+  }
+  CHECK(fixed_vector_run(classes, at(256), 2) == 2);
+  CHECK(fixed_vector_run(classes, at(256 + 8), 2) == 2);
+  CHECK(fixed_vector_run(classes, at(256 + 4), 2) == 0);
+  // Runs that are not all whole, or not 2 or 4 items: 1, 3 (one run of 3), 5 and 6 (runs of 3), 7 (4 and 3), 12
+  // (runs of 3), 33 (runs of 3), 127 (the last run 3).
+  for (std::uint64_t length : {1, 3, 5, 6, 7, 12, 33, 127})
+  {
+    INFO(length << " floats");
+    CHECK(fixed_vector_run(classes, at(256), length) == 0);
+  }
+  // Not small (a warp segment or longer), or empty.
+  for (std::uint64_t length : {0, 129, 1000, 1 << 20})
+  {
+    CHECK(fixed_vector_run(classes, at(256), length) == 0);
+  }
+  // 8-byte items in runs of 4 need 32-byte alignment; 1-byte items 4-byte alignment.
+  CHECK(fixed_vector_run(classes, reinterpret_cast<const double*>(256), 16) == 4);
+  CHECK(fixed_vector_run(classes, reinterpret_cast<const double*>(256 + 16), 16) == 0);
+  CHECK(fixed_vector_run(classes, reinterpret_cast<const std::int8_t*>(256 + 4), 16) == 4);
+  CHECK(fixed_vector_run(classes, reinterpret_cast<const std::int8_t*>(256 + 2), 16) == 0);
+  // An iterator that is not a raw pointer never takes them.
+  CHECK(fixed_vector_run(classes, thrust::counting_iterator<int>(0), 16) == 0);
 }
 
 TEST_CASE("without a usable device a query returns the runtime's error", "[dispatch][errors]")

@@ -191,6 +191,8 @@ struct DispatchSegmentedReduce
     if constexpr (is_vectorizable_input_v<InputIteratorT>)
     {
       constexpr int lane_items = segmented_policy().lane_items;
+      static_assert(lane_items > 2 && (lane_items & (lane_items - 1)) == 0,
+                    "fixed: the vector runs need lane_items a power of two above 2 (runs of 2 are the other case)");
       switch (fixed_vector_run(classes, in, length))
       {
       case lane_items:

@@ -433,11 +433,11 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 //! gets the tree `SegmentedWarpKernel` gives its length, so the bits are the same: a small one a group of
 //! `lanes(size)` lanes, a warp one a warp agent. A small segment's lanes are consecutive threads, and a thread
 //! takes `group_tasks` segments at a time, all their loads issued before any is folded. `VectorRun` (small segments
-//! only, the runs of that many items that `fixed_vector_run` names): each lane run is one vector load, folded without
-//! a check per item; an
-//! instantiation of its own, with 40 registers for float, half and int8 sums (6 blocks to a multiprocessor; the
-//! other: 40, 48, 48). As a branch of this one it read float no faster and took half to 54 registers
-//! (docs/performance.md, "Small fixed-size segments: a vector load per lane run").
+//! only, the runs of that many items that `fixed_vector_run` names): each lane run is loaded whole (one vector load;
+//! two for 8-byte items in runs of 4) and folded without a check per item; an instantiation of its own, with 40
+//! registers for float, half and int8 sums (6 blocks to a multiprocessor; the other: 40, 48, 48). As a branch of this
+//! one it read float no faster and took half to 54 registers (docs/performance.md, "Small fixed-size segments: a vector
+//! load per lane run").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,

@@ -30,8 +30,8 @@ FOLD_HOST_DEVICE FOLD_FORCEINLINE void construct_at(T* slot, const T& value)
   ::new (static_cast<void*>(slot)) T(value);
 }
 
-//! `N` consecutive items, aligned to their size when `N > 1`: what one vector load reads (an agent's slot, a lane's
-//! run of a small segment).
+//! `N` consecutive items, aligned to their size when `N > 1`: what a vector load reads (an agent's slot, a lane's
+//! run of a small segment; two 16-byte loads where it is 32 bytes).
 template <typename T, int N>
 struct alignas(N > 1 ? sizeof(T) * N : alignof(T)) ItemSlot
 {
