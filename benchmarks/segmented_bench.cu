@@ -312,41 +312,24 @@ using FoldOut = std::conditional_t<O == Op::ArgMax, fold::KeyValuePair<int, T>, 
 template <Op O, typename T>
 using CubOut = std::conditional_t<O == Op::ArgMax, cub::KeyValuePair<int, T>, T>;
 
-template <Op O, typename T, typename BeginT, typename EndT>
-cudaError_t fold_segmented(
-    void* temp, std::size_t& bytes, const T* in, FoldOut<O, T>* out, std::int64_t n, BeginT begins, EndT ends)
-{
-  if constexpr (O == Op::Sum)
-  {
-    return fold::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, begins, ends);
-  }
-  else if constexpr (O == Op::Min)
-  {
-    return fold::DeviceSegmentedReduce::Min(temp, bytes, in, out, n, begins, ends);
-  }
-  else
-  {
-    return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, in, out, n, begins, ends);
-  }
-}
-
-//! fold's fixed-size overload of `O`: `n` segments of `length` items each.
-template <Op O, typename T>
+//! fold's `O`, through offsets (`begins, ends`) or the fixed-size overload (`segment_size`): the arguments after the
+//! segment count are passed on as they are.
+template <Op O, typename T, typename... SegmentsT>
 cudaError_t
-fold_fixed(void* temp, std::size_t& bytes, const T* in, FoldOut<O, T>* out, std::int64_t n, std::int64_t length)
+fold_segmented(void* temp, std::size_t& bytes, const T* in, FoldOut<O, T>* out, std::int64_t n, SegmentsT... segments)
 {
   if constexpr (O == Op::Sum)
   {
-    return fold::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, length);
+    return fold::DeviceSegmentedReduce::Sum(temp, bytes, in, out, n, segments...);
   }
   else if constexpr (O == Op::Min)
   {
-    return fold::DeviceSegmentedReduce::Min(temp, bytes, in, out, n, length);
+    return fold::DeviceSegmentedReduce::Min(temp, bytes, in, out, n, segments...);
   }
   else
   {
-    static_assert(O == Op::ArgMax, "fold_fixed: a new Op needs its call here");
-    return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, in, out, n, length);
+    static_assert(O == Op::ArgMax, "fold_segmented: a new Op needs its call here");
+    return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, in, out, n, segments...);
   }
 }
 
@@ -461,7 +444,7 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
   {
     if constexpr (Sized)
     {
-      return fold_fixed<O>(temp, bytes, in.data, out.data, segments, length);
+      return fold_segmented<O>(temp, bytes, in.data, out.data, segments, length);
     }
     else
     {
