@@ -293,12 +293,10 @@ TEST_CASE("Float sums over axes: within the bound, the same bits every run", "[d
   }
 }
 
-// Known to fail, and tagged so (Catch2's [!shouldfail]: the case passes while an assertion fails): the innermost
-// axis is invariant, but the outer and middle axes are not yet (issue 19, open). HigherDimKernel's tree depends on
-// the kept columns (column_threads(cols, V, units) splits the rows into runs by the column count, rows_per_unit(rows,
-// cols) too), and a column of [R, 1] goes down the segmented path. Measured on an H200: 25 failed checks, all with
-// K >= 7 kept columns and R >= 33. Drop the tag when the design is fixed.
-TEST_CASE("Batch invariance: an output's bits do not depend on the kept extents", "[device][axes][float][!shouldfail]")
+// A column takes the tree the segmented reduction gives a row of the same length (segment_column_rule and
+// AgentReduceColumnTree, ColumnTreeKernel), so the three layouts agree bit for bit. Before ColumnTreeKernel
+// the outer and middle axes failed this case (25 checks on an H200, all with K >= 7 kept columns and R >= 33).
+TEST_CASE("Batch invariance: an output's bits do not depend on the kept extents", "[device][axes][float]")
 {
   // Issue 19, goal 3: the bits of an output depend only on its own items and the reduced extents. The same R
   // items summed alone ([R] over axis 0), as row p of [K, R] over axis 1 (the innermost axis), as column p of

@@ -433,3 +433,89 @@ TEST_CASE("Axis plans merge dimensions and remove reduced groups innermost first
     CHECK(!make_axes_plan({2, 3}, {-1}).valid);
   }
 }
+
+TEST_CASE("Columns of an inexact commutative axis reduction take the tree the segmented reduction gives a row",
+          "[dispatch][axes]")
+{
+  using fold::detail::AxesLaunch;
+  using fold::detail::AxesStep;
+  using fold::detail::ColumnRule;
+  using Float = fold::detail::DispatchReduceAxes<const float*,
+                                                 float*,
+                                                 fold::Sum,
+                                                 fold::detail::InitialValue<float>,
+                                                 float,
+                                                 fold::DefaultTuning>;
+  using Int   = fold::detail::
+      DispatchReduceAxes<const int*, int*, fold::Sum, fold::detail::InitialValue<int>, int, fold::DefaultTuning>;
+  STATIC_REQUIRE(Float::emulates_rows);
+  STATIC_REQUIRE(!Int::emulates_rows);
+  // The classes and tile of a float segment on sm_90, as the segmented kernels compute them.
+  const fold::detail::TileShape shape = fold::detail::reduce_tile_shape<const float*, float, fold::DefaultTuning>(900);
+  const auto classes                  = fold::detail::SegmentClasses::make(fold::detail::segmented_policy(), shape);
+  auto expand                         = [](std::int64_t rows, std::int64_t cols, int& count)
+  {
+    static AxesLaunch launches[3];
+    count = 0;
+    Float::expand<const float*>(AxesStep{false, 1, rows, cols, rows, 1}, 900, launches, count);
+    return launches;
+  };
+  int count = 0;
+  SECTION("a small segment: its lane runs, as lane groups")
+  {
+    const AxesLaunch* l = expand(100, 1 << 20, count);
+    REQUIRE(count == 1);
+    CHECK(l[0].along_tree());
+    CHECK(l[0].tree.rule.slot_rows == 0);
+    CHECK(l[0].tree.rule.leaves == classes.lanes(100));
+    CHECK(l[0].tree.rule.valid_leaves(100) == 25); // runs of 4: (100 + 4 - 1) / 4
+    CHECK(l[0].tree.col_threads * l[0].tree.rule.leaves == 256);
+  }
+  SECTION("a warp segment: the warp agent's vector slots over 32 leaves")
+  {
+    const AxesLaunch* l = expand(1000, 1 << 16, count);
+    REQUIRE(count == 1);
+    CHECK(l[0].tree.rule.leaves == 32);
+    CHECK(l[0].tree.rule.slot_rows == shape.vector_items);
+    CHECK(l[0].tree.groups == 1);
+  }
+  SECTION("a block segment over many columns: 256 leaves in groups, then the groups combined")
+  {
+    const AxesLaunch* l = expand(70000, 1000, count);
+    REQUIRE(count == 2);
+    CHECK(l[0].tree.rule.leaves == shape.block_threads);
+    CHECK(l[0].tree.groups * (256 / l[0].tree.col_threads) == 256);
+    CHECK(l[1].step.rows == l[0].tree.groups);
+    CHECK(l[1].tree.rule.slot_rows == 1);
+    CHECK(l[1].tree.parent.leaves == 256);
+    CHECK(l[1].tree.parent_group == 256 / l[0].tree.col_threads);
+    CHECK(l[1].tree.groups == 1);
+  }
+  SECTION("a large segment: its units, then their partials along fold_partials' tree")
+  {
+    const std::int64_t rows = std::int64_t{1} << 24;
+    const AxesLaunch* l     = expand(rows, 4, count);
+    REQUIRE(count == 2);
+    CHECK(l[0].tree.rule.unit_rows == static_cast<std::int64_t>(classes.unit_items(rows)));
+    CHECK(l[0].tree.rule.units == static_cast<std::int64_t>(classes.units(rows)));
+    CHECK(l[1].step.rows == l[0].tree.rule.units);
+    CHECK(l[1].tree.rule.leaves == 256);
+    CHECK(l[1].tree.rule.slot_rows == 4);
+  }
+  SECTION("slots: the items after the last whole slot go one to a leaf")
+  {
+    const ColumnRule rule{70, 70, 1, 32, 4};
+    CHECK(rule.valid_leaves(70) == 17); // 17 whole slots, 2 rows left over
+    CHECK(rule.valid_leaves(6) == 2);   // one whole slot, rows 4 and 5 to leaves 0 and 1
+    CHECK(rule.valid_leaves(3) == 3);   // no whole slot: a row to each of leaves 0-2
+  }
+  SECTION("an exact reduction keeps the plan's step")
+  {
+    AxesLaunch launches[3];
+    count = 0;
+    Int::expand<const int*>(AxesStep{false, 1, 70000, 1000, 128, 547}, 900, launches, count);
+    REQUIRE(count == 1);
+    CHECK(!launches[0].along_tree());
+    CHECK(launches[0].step.units == 547);
+  }
+}

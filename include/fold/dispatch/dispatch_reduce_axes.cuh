@@ -63,7 +63,9 @@ struct AxesPlan
   AxesStep step[max_steps]{};
 };
 
-inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
+//! With `whole_columns`, a higher-dimension step is never cut into units (`ColumnTreeKernel` then reduces each
+//! column along a tree of its own, see `DispatchReduceAxes::expand`).
+inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes, bool whole_columns = false)
 {
   AxesPlan plan;
   if (shape.rank < 0 || shape.rank > max_rank || axes.repeated || axes.too_large || (axes.mask >> shape.rank) != 0)
@@ -163,7 +165,7 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
       cols *= extent[g];
     }
     const std::int64_t rows  = extent[inner];
-    const std::int64_t per   = rows_per_unit(rows, cols);
+    const std::int64_t per   = whole_columns ? rows : rows_per_unit(rows, cols);
     const std::int64_t units = (rows + per - 1) / per;
     plan.step[plan.steps++]  = {false, batch, rows, cols, per, units};
     if (units > 1)
@@ -189,6 +191,61 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes)
       --groups;
     }
   }
+}
+
+//! The smallest power of two at least `x`.
+constexpr std::int64_t pow2_at_least(std::int64_t x)
+{
+  std::int64_t p = 1;
+  while (p < x)
+  {
+    p *= 2;
+  }
+  return p;
+}
+
+//! The tree the segmented reductions give a segment of `rows` items (its class, see `SegmentClasses`, and the
+//! agents' slots of `shape`), as a column rule: a small segment's lane runs; a warp or block agent's slots dealt over
+//! 32 or `block_threads` leaves; a large segment's units of `unit_items`, each a block agent's (whose partials
+//! `partials_column_rule` reduces).
+inline ColumnRule segment_column_rule(const SegmentClasses& classes, const TileShape& shape, std::int64_t rows)
+{
+  const auto length = static_cast<std::uint64_t>(rows);
+  switch (classes.of(length))
+  {
+  case SegmentClass::small:
+    return {rows, rows, 1, classes.lanes(length), 0};
+  case SegmentClass::warp:
+    return {rows, rows, 1, 32, shape.vector_items};
+  case SegmentClass::block:
+    return {rows, rows, 1, shape.block_threads, shape.vector_items};
+  default:
+  {
+    const auto unit = static_cast<std::int64_t>(classes.unit_items(length));
+    return {rows, unit, (rows + unit - 1) / unit, shape.block_threads, shape.vector_items};
+  }
+  }
+}
+
+//! The tree of a large segment's `units` partials (`AgentSegmentedReduce::fold_partials`: a block agent of `shape`
+//! over them), as a column rule.
+inline ColumnRule partials_column_rule(const TileShape& shape, std::int64_t units)
+{
+  return {units, units, 1, shape.block_threads, shape.vector_items};
+}
+
+//! Threads over a row of a launch whose units need `leaves` leaves (a power of two): the column groups of
+//! `vector_items` rounded up to a power of two (at most a block), halved down to 8 while a block holds fewer leaves
+//! than that (more leaves to a block, fewer leaf groups), and with `one_group` down to 1.
+constexpr int tree_column_threads(std::int64_t cols, int vector_items, std::int64_t leaves, bool one_group)
+{
+  const std::int64_t groups = (cols + vector_items - 1) / vector_items;
+  int c = static_cast<int>(pow2_at_least(groups < higher_dim_threads ? groups : higher_dim_threads));
+  while (c > (one_group ? 1 : 8) && higher_dim_threads / c < leaves)
+  {
+    c /= 2;
+  }
+  return c;
 }
 
 template <typename InputIteratorT,
@@ -292,6 +349,159 @@ struct DispatchReduceAxes
     return launch_with(std::integral_constant<int, 0>{});
   }
 
+  //! One `ColumnTreeKernel` launch.
+  template <typename InT, typename OutT, typename StepInitT>
+  static cudaError_t along_tree(InT in,
+                                OutT out,
+                                const AxesLaunch& l,
+                                ReductionOpT op,
+                                StepInitT init,
+                                int sms,
+                                bool overlap,
+                                cudaStream_t stream)
+  {
+    constexpr int V             = column_vector_items<InT>();
+    const ColumnTree& t         = l.tree;
+    const int packed_cols       = packed_tree_cols<InT>(l.step.cols, t.rule.slot_rows);
+    const std::int64_t per_tile = static_cast<std::int64_t>(t.col_threads) * V;
+    const std::int64_t tiles    = packed_cols > 0 ? 1 : (l.step.cols + per_tile - 1) / per_tile;
+    const std::int64_t blocks   = tiles * t.groups * t.rule.units * l.step.batch;
+    const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
+    const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
+    auto go                     = [&](auto slot_rows, auto packed)
+    {
+      return launch(ColumnTreeKernel<InT,
+                                     OutT,
+                                     ReductionOpT,
+                                     StepInitT,
+                                     AccumT,
+                                     Cast,
+                                     decltype(slot_rows)::value,
+                                     decltype(packed)::value>,
+                    grid,
+                    higher_dim_threads,
+                    stream,
+                    overlap,
+                    in,
+                    out,
+                    l.step.batch,
+                    l.step.cols,
+                    t,
+                    op,
+                    init,
+                    Cast{});
+    };
+    // Each slot size its own instantiation (nvcc kept every branch's addresses live at once: 204 registers for
+    // a float sum with runs and slots in one kernel, 80 for slots alone), and rows narrower than a vector, dealt in
+    // slots of whole vectors, one that loads a slot's rows as vectors. The slots `expand` makes: runs (a small
+    // segment's lanes), slots of a vector's rows (the agents', and a large segment's partials), one-row slots (the
+    // leaf groups' partials, and vectors of one item).
+    using Zero = std::integral_constant<int, 0>;
+    if (t.rule.slot_rows == 0)
+    {
+      return go(Zero{}, Zero{});
+    }
+    if (t.rule.slot_rows == 1)
+    {
+      return go(std::integral_constant<int, 1>{}, Zero{});
+    }
+    if constexpr (V > 1)
+    {
+      if (t.rule.slot_rows == V)
+      {
+        if constexpr (V >= 4)
+        {
+          if (packed_cols == 2)
+          {
+            return go(std::integral_constant<int, V>{}, std::integral_constant<int, 2>{});
+          }
+        }
+        if constexpr (V >= 8)
+        {
+          if (packed_cols == 4)
+          {
+            return go(std::integral_constant<int, V>{}, std::integral_constant<int, 4>{});
+          }
+        }
+        if constexpr (V >= 16)
+        {
+          if (packed_cols == 8)
+          {
+            return go(std::integral_constant<int, V>{}, std::integral_constant<int, 8>{});
+          }
+        }
+        return go(std::integral_constant<int, V>{}, Zero{});
+      }
+    }
+    return cudaErrorInvalidValue; // no such tree (`expand` makes none)
+  }
+
+  //! Whether a higher-dimension step reduces each column along the tree the segmented reduction gives a row of the
+  //! same length (`segment_column_rule`), so that an output's bits depend on its own items and the reduced extent
+  //! alone: an inexact commutative operator (an exact one gives the same bits along any tree; an order-preserving
+  //! one keeps runs of rows, see `expand`), where the segmented agents' block tree is warp reductions (`BlockReduce`'s
+  //! others combine threads differently) and their slots are a column vector's rows (a tuning's other vector width
+  //! is not emulated).
+  static constexpr bool emulates_rows = is_commutative_v<ReductionOpT> && !is_exact_v<ReductionOpT, AccumT>;
+
+  //! The launches of plan step `s`, read from the call's input (`InT`, the first step) or from the accumulators of
+  //! the step before, appended to `launches` from `count`:
+  //! - along the rows' tree (`emulates_rows`): the unit's leaves in groups of a block's (`[batch, units, groups,
+  //!   cols]`); the groups' partials combined by a second launch along the same tree; a large segment's unit partials
+  //!   by a third, along `AgentSegmentedReduce::fold_partials`' tree;
+  //! - otherwise the step as the plan made it, one `HigherDimKernel` launch (a tuning whose tree is not emulated
+  //!   gets the plan's whole columns, one unit each).
+  template <typename InT>
+  static void expand(const AxesStep& s, int arch, AxesLaunch* launches, int& count)
+  {
+    constexpr int V       = column_vector_items<InT>();
+    constexpr int V_accum = column_vector_items<AccumT*>();
+    auto column           = [](std::int64_t batch, std::int64_t rows, std::int64_t cols) {
+      return AxesStep{false, batch, rows, cols, rows, 1};
+    };
+    const TileShape shape    = reduce_tile_shape<InT, AccumT, TuningT>(arch);
+    const TileShape partials = reduce_tile_shape<AccumT*, AccumT, TuningT>(arch);
+    if constexpr (emulates_rows)
+    {
+      // A tuning whose rows' tree is not emulated gets a block agent's tree over the whole column.
+      const bool emulated = shape.block_algorithm == BlockReduceAlgorithm::warp_reductions &&
+                            partials.block_algorithm == BlockReduceAlgorithm::warp_reductions &&
+                            shape.vector_items == V && partials.vector_items == V_accum;
+      const ColumnRule rule   = emulated
+                                    ? segment_column_rule(SegmentClasses::make(segmented_policy(), shape), shape, s.rows)
+                                    : ColumnRule{s.rows, s.rows, 1, higher_dim_threads, V};
+      const std::int64_t need = pow2_at_least(rule.valid_leaves(rule.unit_length(0)));
+      const int packed        = packed_tree_cols<InT>(s.cols, rule.slot_rows);
+      // Runs (a small segment's at most 32 leaves): lane groups of `leaves` lanes, one unit, one group. Slots: a leaf
+      // a thread, as many of a row's column groups side by side as leave a block enough leaves.
+      const bool runs       = rule.slot_rows == 0;
+      const int col_threads = runs         ? higher_dim_threads / rule.leaves
+                              : packed > 0 ? 1
+                                           : tree_column_threads(s.cols, V, need, false);
+      const int per_group   = higher_dim_threads / col_threads;
+      const auto groups     = static_cast<int>(need > per_group ? need / per_group : 1);
+      launches[count++]     = {column(s.batch, s.rows, s.cols), {rule, groups, col_threads, {}, 0}};
+      if (groups > 1)
+      {
+        const ColumnRule combine = {groups, groups, 1, groups, 1};
+        launches[count++]        = {column(s.batch * rule.units, groups, s.cols),
+                                    {combine, 1, tree_column_threads(s.cols, V_accum, groups, true), rule, per_group}};
+      }
+      if (rule.units > 1)
+      {
+        const ColumnRule fold  = partials_column_rule(partials, rule.units);
+        const int packed_fold  = packed_tree_cols<AccumT*>(s.cols, fold.slot_rows);
+        const std::int64_t top = pow2_at_least(fold.valid_leaves(rule.units));
+        launches[count++]      = {column(s.batch, rule.units, s.cols),
+                                  {fold, 1, packed_fold > 0 ? 1 : tree_column_threads(s.cols, V_accum, top, true), {}, 0}};
+      }
+    }
+    else
+    {
+      launches[count++] = {s, {}};
+    }
+  }
+
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT in,
@@ -303,7 +513,7 @@ struct DispatchReduceAxes
                               cudaStream_t stream)
   {
     const DispatchHooks hooks = hooks_of<TuningT>();
-    const AxesPlan plan       = make_axes_plan(shape, axes);
+    const AxesPlan plan       = make_axes_plan(shape, axes, emulates_rows);
     if (!plan.valid)
     {
       return cudaErrorInvalidValue;
@@ -312,24 +522,59 @@ struct DispatchReduceAxes
     {
       return cudaErrorInvalidValue;
     }
-    // The layout: two buffers for the steps' results (step i writes buffer i % 2), then the segmented step's
+    constexpr std::size_t align = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
+    if (plan.outputs == 0)
+    {
+      // Nothing to write: the size of an empty layout, checked as any other.
+      if (d_temp_storage == nullptr)
+      {
+        temp_storage_bytes = align;
+        return cudaSuccess;
+      }
+      return temp_storage_bytes < align ? cudaErrorInvalidValue : cudaSuccess;
+    }
+    DeviceFacts facts;
+    if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
+    {
+      return error;
+    }
+    // The launches: each plan step's, in order.
+    constexpr int max_launches = 3 * AxesPlan::max_steps;
+    AxesLaunch launches[max_launches];
+    int count = 0;
+    for (int i = 0; i < plan.steps; ++i)
+    {
+      if (plan.step[i].last_dim)
+      {
+        launches[count++] = {plan.step[i], {}};
+      }
+      else if (count == 0)
+      {
+        expand<InputIteratorT>(plan.step[i], facts.arch, launches, count);
+      }
+      else
+      {
+        expand<AccumT*>(plan.step[i], facts.arch, launches, count);
+      }
+    }
+    // The layout: two buffers for the launches' results (launch i writes buffer i % 2), then the segmented step's
     // own storage.
     std::size_t buffer_items[2] = {0, 0};
-    for (int i = 0; i + 1 < plan.steps; ++i)
+    for (int i = 0; i + 1 < count; ++i)
     {
-      const auto items    = static_cast<std::size_t>(plan.step[i].outputs());
+      const auto items    = static_cast<std::size_t>(launches[i].outputs());
       buffer_items[i % 2] = buffer_items[i % 2] > items ? buffer_items[i % 2] : items;
     }
     std::size_t segmented_bytes = 0;
-    if (plan.steps > 0 && plan.step[0].last_dim)
+    if (launches[0].step.last_dim)
     {
-      const cudaError_t error = plan.steps == 1
-                                    ? last_dim(nullptr, segmented_bytes, in, out, plan.step[0], op, init, stream)
+      const cudaError_t error = count == 1
+                                    ? last_dim(nullptr, segmented_bytes, in, out, launches[0].step, op, init, stream)
                                     : last_dim(nullptr,
                                                segmented_bytes,
                                                in,
                                                static_cast<AccumT*>(nullptr),
-                                               plan.step[0],
+                                               launches[0].step,
                                                op,
                                                NoInit<AccumT>{},
                                                stream);
@@ -338,7 +583,6 @@ struct DispatchReduceAxes
         return error;
       }
     }
-    constexpr std::size_t align = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
     auto round                  = [](std::size_t x) { return (x + align - 1) / align * align; };
     const std::size_t second    = round(buffer_items[0] * sizeof(AccumT));
     const std::size_t segmented = second + round(buffer_items[1] * sizeof(AccumT));
@@ -352,42 +596,46 @@ struct DispatchReduceAxes
     {
       return cudaErrorInvalidValue;
     }
-    if (plan.outputs == 0)
-    {
-      return cudaSuccess;
-    }
-    DeviceFacts facts;
-    if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
-    {
-      return error;
-    }
     const int sms         = facts.sms;
     const bool overlap    = may_overlap(facts.arch, hooks);
     char* base            = static_cast<char*>(align_up(d_temp_storage, align));
     AccumT* buffer[2]     = {reinterpret_cast<AccumT*>(base), reinterpret_cast<AccumT*>(base + second)};
     std::size_t seg_bytes = segmented_bytes;
-    for (int i = 0; i < plan.steps; ++i)
+    for (int i = 0; i < count; ++i)
     {
-      const AxesStep& s  = plan.step[i];
-      const bool first   = i == 0;
-      const bool final   = i + 1 == plan.steps;
-      AccumT* const from = first ? nullptr : buffer[(i - 1) % 2];
-      AccumT* const to   = buffer[i % 2];
-      cudaError_t error  = cudaSuccess;
-      if (s.last_dim) // only ever the first step
+      const AxesLaunch& l = launches[i];
+      const bool first    = i == 0;
+      const bool final    = i + 1 == count;
+      AccumT* const from  = first ? nullptr : buffer[(i - 1) % 2];
+      AccumT* const to    = buffer[i % 2];
+      cudaError_t error   = cudaSuccess;
+      if (l.step.last_dim) // only ever the first launch
       {
-        error = final ? last_dim(base + segmented, seg_bytes, in, out, s, op, init, stream)
-                      : last_dim(base + segmented, seg_bytes, in, to, s, op, NoInit<AccumT>{}, stream);
+        error = final ? last_dim(base + segmented, seg_bytes, in, out, l.step, op, init, stream)
+                      : last_dim(base + segmented, seg_bytes, in, to, l.step, op, NoInit<AccumT>{}, stream);
+      }
+      else if constexpr (emulates_rows)
+      {
+        if (first)
+        {
+          error = final ? along_tree(in, out, l, op, init, sms, overlap, stream)
+                        : along_tree(in, to, l, op, NoInit<AccumT>{}, sms, overlap, stream);
+        }
+        else
+        {
+          error = final ? along_tree(from, out, l, op, init, sms, overlap, stream)
+                        : along_tree(from, to, l, op, NoInit<AccumT>{}, sms, overlap, stream);
+        }
       }
       else if (first)
       {
-        error = final ? higher_dim(in, out, s, op, init, sms, overlap, stream)
-                      : higher_dim(in, to, s, op, NoInit<AccumT>{}, sms, overlap, stream);
+        error = final ? higher_dim(in, out, l.step, op, init, sms, overlap, stream)
+                      : higher_dim(in, to, l.step, op, NoInit<AccumT>{}, sms, overlap, stream);
       }
       else
       {
-        error = final ? higher_dim(from, out, s, op, init, sms, overlap, stream)
-                      : higher_dim(from, to, s, op, NoInit<AccumT>{}, sms, overlap, stream);
+        error = final ? higher_dim(from, out, l.step, op, init, sms, overlap, stream)
+                      : higher_dim(from, to, l.step, op, NoInit<AccumT>{}, sms, overlap, stream);
       }
       if (error != cudaSuccess)
       {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The kernel of the axis reductions' higher-dimension steps, `HigherDimKernel`, and the shape it is launched with
-//! (their last-dimension steps are segmented reductions, see kernels_segmented_reduce.cuh). A block's fold of its
-//! columns over its rows is `AgentReduceColumns` (agent/agent_reduce_columns.cuh).
+//! The kernels of the axis reductions' higher-dimension steps, `HigherDimKernel` and `ColumnTreeKernel`, and the
+//! shapes they are launched with (their last-dimension steps are segmented reductions, see
+//! kernels_segmented_reduce.cuh). A block's fold of its columns over its rows is `AgentReduceColumns`
+//! (agent/agent_reduce_columns.cuh), or along a segment's tree `AgentReduceColumnTree`
+//! (agent/agent_reduce_column_tree.cuh).
 #pragma once
 
+#include <fold/agent/agent_reduce_column_tree.cuh>
 #include <fold/agent/agent_reduce_columns.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
 #include <fold/util/arch.cuh>
@@ -31,6 +34,21 @@ struct AxesStep
   std::int64_t units;
 
   constexpr std::int64_t outputs() const { return last_dim ? batch : batch * units * cols; }
+};
+
+//! One launch of an axis reduction: a last-dimension step (`step.last_dim`), `HigherDimKernel` over a step
+//! (`tree.rule.leaves == 0`), or `ColumnTreeKernel` over `[batch, rows, cols]` along `tree`, `[batch, units, groups,
+//! cols]` out.
+struct AxesLaunch
+{
+  AxesStep step;
+  ColumnTree tree;
+
+  constexpr bool along_tree() const { return !step.last_dim && tree.rule.leaves > 0; }
+  constexpr std::int64_t outputs() const
+  {
+    return along_tree() ? step.batch * tree.rule.units * tree.groups * step.cols : step.outputs();
+  }
 };
 
 //! Threads per block of `HigherDimKernel`.
@@ -115,6 +133,52 @@ FOLD_KERNEL __launch_bounds__(
   __shared__ typename AgentT::TempStorage shared;
   AgentT(shared, in, step.batch, step.rows, step.cols, step.rows_per_unit, step.units, col_threads, op, transform)
       .ConsumeTiles(out, init);
+}
+
+//! The columns of a `ColumnTreeKernel` launch's rows when a slot's rows are loaded as whole 16-byte vectors (its
+//! `PackedCols` instantiation): 2 to `V / 2` columns (a power of two) of items read through a raw pointer, in slots
+//! (`slot_rows > 0`) of whole vectors; 0 otherwise (a row at a time).
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE constexpr int packed_tree_cols(std::int64_t cols, int slot_rows)
+{
+  constexpr int V = column_vector_items<InputIteratorT>();
+  return V > 2 && cols >= 2 && cols < V && V % cols == 0 && slot_rows > 0 && slot_rows * cols % V == 0
+             ? static_cast<int>(cols)
+             : 0;
+}
+
+//! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with runs, each
+//! column group's leaves a lane group; with slots, block `(tile, group, unit, b)` (a grid stride apart) holds the
+//! group's leaves, a thread each over `V` columns, combined in shared memory. Each result is finalised with `init`
+//! and written to `out`. `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded
+//! as whole vectors.
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          int SlotRows,
+          int PackedCols>
+FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIteratorT in,
+                                                                        OutputIteratorT out,
+                                                                        std::int64_t batch,
+                                                                        std::int64_t cols,
+                                                                        ColumnTree tree,
+                                                                        ReductionOpT op,
+                                                                        InitT init,
+                                                                        TransformOpT transform)
+{
+  begin_dependent_kernel();
+  using AgentT = AgentReduceColumnTree<higher_dim_threads,
+                                       SlotRows,
+                                       PackedCols,
+                                       InputIteratorT,
+                                       AccumT,
+                                       ReductionOpT,
+                                       TransformOpT>;
+  __shared__ typename AgentT::TempStorage shared;
+  AgentT(shared, in, batch, cols, tree, op, transform).ConsumeTiles(out, init);
 }
 
 } // namespace detail

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: Apache-2.0
+//! @file
+//! AgentReduceColumnTree: one thread block reduces columns of a row-major `[batch, rows, cols]` array along a tree of
+//! its rows that a `ColumnTree` names, and writes the results: the higher-dimension steps of the axis reductions with
+//! an inexact commutative operator, whose columns take the tree the segmented reduction gives a row of the same length
+//! (`segment_column_rule`, dispatch/dispatch_reduce_axes.cuh), so that an output's bits depend on its own items and
+//! the reduced extent alone, never on the kept extents. Its kernel is `ColumnTreeKernel`
+//! (dispatch/kernels_reduce_axes.cuh); the other operators' steps are `AgentReduceColumns`'.
+//!
+//! The tree: the rows are cut into units of `unit_rows` (the last one shorter); a unit's rows go to `leaves` leaves,
+//! each leaf's rows are folded in index order, and the leaves that hold any rows (a prefix) are combined in leaf order
+//! by the tree in which leaf `i` takes in leaf `i + s` for `s = 1, 2, 4, ...` (`WarpReduce`'s and `BlockReduce`'s).
+//! Which rows a leaf holds:
+//! - runs (`slot_rows == 0`, at most 32 leaves): leaf `t` the `t`-th run of `ceil(n / leaves)` rows of a unit of `n`,
+//!   as a lane group's lanes split a small segment; the leaves are a lane group's lanes, combined by shuffles;
+//! - slots of `S = slot_rows` rows dealt round-robin: leaf `t` slots `t`, `t + leaves`, ... (the whole ones), then, if
+//!   `t < n % S`, row `n - n % S + t`, as `AgentReduce` deals its vector slots and the items after the last whole one
+//!   (commutative path). A column's rows may be read in any order without losing coalescing (a warp reads a row's
+//!   columns together), so thread `(x, y)` of a block holds leaf `g * Y + y` of the block's leaf group `g`
+//!   (`Y = BlockThreads / col_threads` leaves a block) over the `V` columns of column group `x`, and the block
+//!   combines its leaves in shared memory; a unit of more leaves than a block's goes to `groups` blocks, whose
+//!   partials a later launch combines (the same tree: leaf groups are aligned runs of leaves).
+//!
+//! Rows are loaded as 16-byte vectors where they are aligned and item by item otherwise, the same items in the same
+//! order, so the tree depends only on the shape, never on the input's alignment. With `PackedCols` (rows of 2 to
+//! `V / 2` columns, slots only) a slot's rows are contiguous and loaded as whole vectors.
+#pragma once
+
+#include <fold/agent/agent_reduce_columns.cuh>
+#include <fold/util/macros.cuh>
+#include <fold/detail/output.cuh>
+#include <fold/detail/reduction.cuh>
+#include <fold/util/operators.cuh>
+#include <fold/util/type_traits.cuh>
+#include <fold/util/uninitialized.cuh>
+#include <fold/warp/warp_reduce.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+FOLD_NAMESPACE_BEGIN
+namespace detail
+{
+
+//! `log2(x)` of a power of two.
+FOLD_HOST_DEVICE constexpr int log2_of(std::int64_t x)
+{
+  int shift = 0;
+  while ((std::int64_t{1} << shift) < x)
+  {
+    ++shift;
+  }
+  return shift;
+}
+
+//! How the rows of a column are cut into units and leaves (see the file comment).
+struct ColumnRule
+{
+  std::int64_t rows;      //!< per batch entry
+  std::int64_t unit_rows; //!< rows per unit, the last unit shorter
+  std::int64_t units;
+  int leaves;    //!< per unit, a power of two
+  int slot_rows; //!< `S`, a power of two: slots of `S` rows dealt round-robin; 0: runs
+
+  //! The rows of unit `u`.
+  FOLD_HOST_DEVICE constexpr std::int64_t unit_length(std::int64_t u) const
+  {
+    return rows - u * unit_rows < unit_rows ? rows - u * unit_rows : unit_rows;
+  }
+
+  //! The leaves that hold any of a unit's `n` rows (`n > 0`): leaves `[0, valid)`.
+  FOLD_HOST_DEVICE constexpr std::int64_t valid_leaves(std::int64_t n) const
+  {
+    if (slot_rows == 0)
+    {
+      const std::int64_t run = (n + leaves - 1) / leaves;
+      return (n + run - 1) / run;
+    }
+    const std::int64_t most = n / slot_rows > n % slot_rows ? n / slot_rows : n % slot_rows;
+    return most < leaves ? most : static_cast<std::int64_t>(leaves);
+  }
+};
+
+//! One launch of `HigherDimKernel`: `[batch, rows, cols]` -> `[batch, units, groups, cols]`, the unit's leaves in
+//! `groups` groups of `BlockThreads / col_threads` (a group's partial, or with one group the unit's).
+struct ColumnTree
+{
+  ColumnRule rule;
+  int groups;      //!< blocks per unit and column tile
+  int col_threads; //!< threads side by side over a row (a power of two); the others hold the block's leaves
+  //! With `parent.leaves > 0`, the rows are the leaf groups' partials of a launch of `parent` with `parent_group`
+  //! leaves a group (batch entry `b` is that launch's `(b / parent.units, b % parent.units)`): the unit has as many
+  //! rows as that unit had groups with leaves, not `rule.rows`.
+  ColumnRule parent;
+  int parent_group;
+
+  //! The rows of unit `u` of batch entry `b`.
+  FOLD_HOST_DEVICE constexpr std::int64_t unit_length(std::int64_t b, std::int64_t u) const
+  {
+    if (parent.leaves > 0)
+    {
+      const std::int64_t leaves = parent.valid_leaves(parent.unit_length(b % parent.units));
+      return (leaves + parent_group - 1) / parent_group;
+    }
+    return rule.unit_length(u);
+  }
+};
+
+//! @tparam BlockThreads  the threads of the block
+//! @tparam SlotRows  the tree's `slot_rows` (0: runs)
+//! @tparam PackedCols  0, or the columns of the rows (2 to `V / 2`) when a slot's rows are loaded as whole vectors
+//!   (slots of rows only, `slot_rows * PackedCols` a multiple of `V`, one column group)
+//! @tparam AccumT  the accumulator: default-constructible, copyable
+//! @tparam TransformOpT  `(item, std::int64_t row) -> AccumT`, the row counted from the unit's first
+template <int BlockThreads,
+          int SlotRows,
+          int PackedCols,
+          typename InputIteratorT,
+          typename AccumT,
+          typename ReductionOpT,
+          typename TransformOpT>
+class AgentReduceColumnTree
+{
+public:
+  //! Columns each thread owns (`column_vector_items`).
+  static constexpr int vector_items = column_vector_items<InputIteratorT>();
+
+private:
+  static constexpr int V = vector_items;
+  static constexpr int C = PackedCols > 0 ? PackedCols : V; //!< the columns a thread folds
+  using InputT           = value_t<InputIteratorT>;
+  using Vector           = ItemSlot<InputT, V>;
+
+public:
+  //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.
+  using TempStorage = Uninitialized<AccumT, BlockThreads * C>;
+
+  //! An agent over `[batch, rows, cols]` at `in`, reduced along `tree`.
+  FOLD_DEVICE FOLD_FORCEINLINE AgentReduceColumnTree(TempStorage& storage,
+                                                     InputIteratorT in,
+                                                     std::int64_t batch,
+                                                     std::int64_t cols,
+                                                     const ColumnTree& tree,
+                                                     ReductionOpT op,
+                                                     TransformOpT transform)
+      : storage_(storage)
+      , in_(in)
+      , batch_(batch)
+      , cols_(cols)
+      , tree_(tree)
+      , op_(op)
+      , thread_op_(InOrder<ReductionOpT>::make(op))
+      , transform_(transform)
+      , leaves_(BlockThreads / tree.col_threads)
+      , x_(static_cast<int>(threadIdx.x) % tree.col_threads)
+      , y_(static_cast<int>(threadIdx.x) / tree.col_threads)
+      , leaf_shift_(log2_of(tree.rule.leaves))
+      , group_shift_(log2_of(tree.groups))
+  {
+    if constexpr (V > 1)
+    {
+      vectors_ = cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % sizeof(Vector) == 0;
+    }
+  }
+
+  //! Reduces the block's work items, `blockIdx.x`, `blockIdx.x + gridDim.x`, ... of the
+  //! `col_tiles x groups x units x batch` (column tile fastest), and writes each column's result, finalised with
+  //! `init`, to its place in `out`, a `[batch, units, groups, cols]` array. Every thread of the block calls it.
+  template <typename OutputIteratorT, typename InitT>
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTiles(OutputIteratorT out, InitT init)
+  {
+    if constexpr (SlotRows == 0)
+    {
+      ConsumeLanes(out, init);
+    }
+    else
+    {
+      ConsumeLeaves(out, init);
+    }
+  }
+
+private:
+  //! Runs (a small segment's tree, one unit of at most 32 leaves): the leaves of a column group are `leaves`
+  //! consecutive lanes, combined by `reduce_lane_groups` as the segmented reduction combines a small segment's lanes;
+  //! the block's `BlockThreads / leaves` lane groups are column groups side by side.
+  template <typename OutputIteratorT, typename InitT>
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeLanes(OutputIteratorT out, InitT init)
+  {
+    const ColumnRule& rule       = tree_.rule;
+    const int width              = rule.leaves;
+    const int rank               = static_cast<int>(threadIdx.x) % width;
+    const int group              = static_cast<int>(threadIdx.x) / width;
+    const std::int64_t per_tile  = static_cast<std::int64_t>(BlockThreads / width) * V;
+    const std::int64_t col_tiles = (cols_ + per_tile - 1) / per_tile;
+    const std::int64_t n         = rule.rows;
+    const int valid              = static_cast<int>(rule.valid_leaves(n));
+    // `tasks` work items a grid stride apart at a time (their loads in flight together); block-uniform, as the lane
+    // groups' shuffles need every lane.
+    constexpr int tasks      = sizeof(AccumT) * C <= 16 ? 2 : 1;
+    const std::int64_t items = col_tiles * batch_;
+    for (std::int64_t first = blockIdx.x; first < items; first += tasks * static_cast<std::int64_t>(gridDim.x))
+    {
+      AccumT aggregate[tasks][C];
+      std::int64_t b[tasks], col[tasks];
+#pragma unroll
+      for (int t = 0; t < tasks; ++t)
+      {
+        const std::int64_t item = first + t * static_cast<std::int64_t>(gridDim.x);
+        b[t]                    = item / col_tiles;
+        col[t]                  = ((item - b[t] * col_tiles) * (BlockThreads / width) + group) * V;
+        if (item < items && rank < valid && col[t] < cols_)
+        {
+          fold_runs(in_ + b[t] * n * cols_, col[t], n, rank, aggregate[t]);
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < tasks; ++t)
+      {
+        const bool present = first + t * static_cast<std::int64_t>(gridDim.x) < items;
+#pragma unroll
+        for (int j = 0; j < C; ++j)
+        {
+          const AccumT total = reduce_lane_groups(aggregate[t][j], op_, width, valid);
+          if (present && rank == 0 && col[t] + j < cols_)
+          {
+            store_result(out + (b[t] * cols_ + col[t] + j), init.finalize(op_, total));
+          }
+        }
+      }
+    }
+  }
+
+  //! Slots: thread `(x, y)` holds leaf `g * Y + y` of the work item's leaf group `g`, over column group `x`; the
+  //! block combines its leaves in shared memory.
+  template <typename OutputIteratorT, typename InitT>
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeLeaves(OutputIteratorT out, InitT init)
+  {
+    const ColumnRule& rule       = tree_.rule;
+    const std::int64_t per_tile  = static_cast<std::int64_t>(tree_.col_threads) * V;
+    const std::int64_t col_tiles = PackedCols > 0 ? 1 : (cols_ + per_tile - 1) / per_tile;
+    const std::int64_t groups    = tree_.groups;
+    const std::int64_t blocks    = col_tiles * groups * rule.units * batch_;
+
+    for (std::int64_t block = blockIdx.x; block < blocks; block += gridDim.x)
+    {
+      // Two divisions, not six (each a 64-bit division's registers): `groups` is a power of two.
+      const std::int64_t q      = block / col_tiles;
+      const std::int64_t tile   = block - q * col_tiles;
+      const std::int64_t g      = q & (groups - 1);
+      const std::int64_t w      = q >> group_shift_;
+      const std::int64_t b      = w / rule.units;
+      const std::int64_t unit   = w - b * rule.units;
+      const std::int64_t col    = PackedCols > 0 ? 0 : (tile * tree_.col_threads + x_) * V; // the thread's first
+      const std::int64_t n      = tree_.unit_length(b, unit);
+      const std::int64_t valid  = rule.valid_leaves(n) - g * leaves_; // the block's leaves with rows: [0, valid)
+      const std::int64_t leaf   = g * leaves_ + y_;
+      const InputIteratorT base = in_ + (b * rule.rows + unit * rule.unit_rows) * cols_;
+
+      AccumT aggregate[C];
+      if (y_ < valid && col < cols_ && (PackedCols == 0 || x_ == 0))
+      {
+        if constexpr (SlotRows == 0)
+        {
+          fold_runs(base, col, n, leaf, aggregate);
+        }
+        else
+        {
+          fold_slots(base, col, n, leaf, aggregate);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < C; ++j)
+      {
+        construct_at(storage_.data() + j * BlockThreads + threadIdx.x, aggregate[j]);
+      }
+      for (int stride = 1; stride < leaves_; stride *= 2)
+      {
+        __syncthreads();
+        if (y_ % (2 * stride) == 0 && y_ + stride < valid)
+        {
+#pragma unroll
+          for (int j = 0; j < C; ++j)
+          {
+            AccumT* mine = storage_.data() + j * BlockThreads + threadIdx.x;
+            *mine        = op_(*mine, mine[stride * tree_.col_threads]);
+          }
+        }
+      }
+      __syncthreads();
+      if (y_ == 0 && valid > 0 && (PackedCols == 0 || x_ == 0))
+      {
+#pragma unroll
+        for (int j = 0; j < C; ++j)
+        {
+          if (col + j < cols_)
+          {
+            store_result(out + (((b * rule.units + unit) * groups + g) * cols_ + col + j),
+                         init.finalize(op_, storage_[j * BlockThreads + threadIdx.x]));
+          }
+        }
+      }
+      __syncthreads(); // the shared folds are reused by the next block's work
+    }
+  }
+
+  //! The items of the thread's columns at `index` (a row's first column, `col` from the row's start; those past the
+  //! end of the row are never folded).
+  FOLD_DEVICE FOLD_FORCEINLINE void load_at(InputIteratorT base, std::int64_t index, std::int64_t col, Vector& v) const
+  {
+    if (vectors_)
+    {
+      v = *reinterpret_cast<const Vector*>(&base[index]);
+    }
+    else
+    {
+#pragma unroll
+      for (int j = 0; j < C; ++j)
+      {
+        if (col + j < cols_)
+        {
+          v.items[j] = base[index + j];
+        }
+      }
+    }
+  }
+
+  FOLD_DEVICE FOLD_FORCEINLINE void fold_row(std::int64_t r, const Vector& v, bool start, AccumT (&aggregate)[C]) const
+  {
+#pragma unroll
+    for (int j = 0; j < C; ++j)
+    {
+      const AccumT item = transform_(v.items[j], r);
+      aggregate[j]      = start ? item : thread_op_(aggregate[j], item);
+    }
+  }
+
+  //! Runs: leaf `leaf` folds the `leaf`-th run of `ceil(n / leaves)` rows, four loads issued before any is folded
+  //! (the last batch's too, under a predicate), so the fold is the same whatever the batches.
+  FOLD_DEVICE FOLD_FORCEINLINE void
+  fold_runs(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
+  {
+    constexpr int unroll     = 4;
+    const std::int64_t run   = (n + tree_.rule.leaves - 1) >> leaf_shift_;
+    const std::int64_t first = leaf * run;
+    const std::int64_t last  = n - first < run ? n : first + run;
+    std::int64_t at          = first * cols_ + col;
+    for (std::int64_t r = first; r < last; r += unroll, at += unroll * cols_)
+    {
+      Vector rows[unroll];
+#pragma unroll
+      for (int k = 0; k < unroll; ++k)
+      {
+        if (r + k < last)
+        {
+          load_at(base, at + k * cols_, col, rows[k]);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < unroll; ++k)
+      {
+        if (r + k < last)
+        {
+          fold_row(r + k, rows[k], r + k == first, aggregate);
+        }
+      }
+    }
+  }
+
+  //! Slots: leaf `leaf` folds slots `leaf`, `leaf + leaves`, ... of `SlotRows` rows (the whole ones), then row
+  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. Eight rows' loads (or a slot's, if more) are issued before
+  //! any is folded (the last batch's too, under a predicate).
+  FOLD_DEVICE FOLD_FORCEINLINE void
+  fold_slots(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
+  {
+    constexpr int S             = SlotRows;
+    const std::int64_t stride   = static_cast<std::int64_t>(tree_.rule.leaves) * S; // rows between its slots
+    const std::int64_t whole    = n / S;                                            // whole slots of the unit
+    const std::int64_t slots    = whole > leaf ? (whole - 1 - leaf) / tree_.rule.leaves + 1 : 0;
+    const bool rest             = leaf < n % S;
+    const std::int64_t first    = leaf * S;
+    const std::int64_t rest_row = whole * S + leaf;
+    if constexpr (PackedCols > 0)
+    {
+      // A slot's `S` rows of `C` columns are contiguous: `P = S * C / V` vectors, each `V / C` rows.
+      constexpr int R     = V / C;
+      constexpr int P     = S / R;
+      constexpr int Slots = P < 8 ? 8 / P : 1;
+      static_assert(S % R == 0, "AgentReduceColumnTree: a packed slot is whole vectors");
+      const bool aligned = reinterpret_cast<std::uintptr_t>(&base[0]) % sizeof(Vector) == 0;
+      for (std::int64_t j = 0; j < slots; j += Slots)
+      {
+        Vector loaded[Slots][P];
+#pragma unroll
+        for (int s = 0; s < Slots; ++s)
+        {
+          if (j + s < slots)
+          {
+#pragma unroll
+            for (int p = 0; p < P; ++p)
+            {
+              const std::int64_t index = (first + (j + s) * stride + p * R) * C;
+              loaded[s][p] =
+                  aligned ? *reinterpret_cast<const Vector*>(&base[index]) : load_slot<false, V>(base, index, 0);
+            }
+          }
+        }
+#pragma unroll
+        for (int s = 0; s < Slots; ++s)
+        {
+          if (j + s < slots)
+          {
+#pragma unroll
+            for (int p = 0; p < P; ++p)
+            {
+#pragma unroll
+              for (int i = 0; i < V; ++i)
+              {
+                const AccumT item = transform_(loaded[s][p].items[i], first + (j + s) * stride + p * R + i / C);
+                aggregate[i % C]  = j + s == 0 && p == 0 && i < C ? item : thread_op_(aggregate[i % C], item);
+              }
+            }
+          }
+        }
+      }
+      if (rest)
+      {
+#pragma unroll
+        for (int i = 0; i < C; ++i)
+        {
+          const AccumT item = transform_(base[rest_row * C + i], rest_row);
+          aggregate[i]      = slots == 0 ? item : thread_op_(aggregate[i], item);
+        }
+      }
+    }
+    else
+    {
+      constexpr int Slots          = S < 8 ? 8 / S : 1;
+      const std::int64_t slot_step = stride * cols_; // items from one of its slots to the next
+      std::int64_t at              = first * cols_ + col;
+      for (std::int64_t j = 0; j < slots; j += Slots, at += Slots * slot_step)
+      {
+        Vector rows[Slots][S];
+#pragma unroll
+        for (int s = 0; s < Slots; ++s)
+        {
+          if (j + s < slots)
+          {
+#pragma unroll
+            for (int k = 0; k < S; ++k)
+            {
+              load_at(base, (first + (j + s) * stride + k) * cols_ + col, col, rows[s][k]);
+            }
+          }
+        }
+#pragma unroll
+        for (int s = 0; s < Slots; ++s)
+        {
+          if (j + s < slots)
+          {
+#pragma unroll
+            for (int k = 0; k < S; ++k)
+            {
+              fold_row(first + (j + s) * stride + k, rows[s][k], j + s == 0 && k == 0, aggregate);
+            }
+          }
+        }
+      }
+      if (rest)
+      {
+        Vector last;
+        load_at(base, rest_row * cols_ + col, col, last);
+        fold_row(rest_row, last, slots == 0, aggregate);
+      }
+    }
+  }
+
+  TempStorage& storage_;
+  InputIteratorT in_;
+  std::int64_t batch_;
+  std::int64_t cols_;
+  const ColumnTree& tree_;
+  ReductionOpT op_;
+  typename InOrder<ReductionOpT>::type thread_op_; //!< folds a thread's own items, met in index order
+  TransformOpT transform_;
+  int leaves_;           //!< the block's leaves: `BlockThreads / col_threads`
+  int x_;                //!< the thread's column group
+  int y_;                //!< the thread's leaf in the block's group
+  int leaf_shift_;       //!< `log2(rule.leaves)`
+  int group_shift_;      //!< `log2(groups)`
+  bool vectors_ = false; //!< whether the rows are read as 16-byte vectors (every row's groups aligned)
+};
+
+} // namespace detail
+FOLD_NAMESPACE_END
