@@ -96,11 +96,19 @@ TEST_CASE("Without a device every call returns the runtime's no-device error and
         return fold::DeviceReduceAxes::Sum(t, b, d_in, d_out, {1024, 1024}, {1});
       },
       out);
-  // Over the first axis the storage is two buffers sized by the shape alone: the query succeeds, the run fails.
+  // A float sum over the first axis takes the tree the architecture's tiles give a row of 1024 items: the query
+  // needs the device too.
   expect_no_device(
       "DeviceReduceAxes::Sum (first axis)",
       [&](void* t, std::size_t& b) {
         return fold::DeviceReduceAxes::Sum(t, b, d_in, d_out, {1024, 1024}, {0});
+      },
+      out);
+  // An exact reduction over the first axis: two buffers sized by the shape alone; the query succeeds, the run fails.
+  expect_no_device(
+      "DeviceReduceAxes::Reduce Max (first axis)",
+      [&](void* t, std::size_t& b) {
+        return fold::DeviceReduceAxes::Reduce(t, b, d_in, d_out, {1024, 1024}, {0}, fold::Max{}, -1.0f);
       },
       out,
       /*query_needs_device=*/false);

@@ -533,10 +533,15 @@ struct DispatchReduceAxes
       }
       return temp_storage_bytes < align ? cudaErrorInvalidValue : cudaSuccess;
     }
+    // The architecture's tiles decide the rows' tree, so its launches and their storage (the size query needs the
+    // device then, as the segmented reduction's does); the other steps are sized by the shape alone.
     DeviceFacts facts;
-    if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
+    if (emulates_rows || d_temp_storage != nullptr)
     {
-      return error;
+      if (const cudaError_t error = device_facts(facts); error != cudaSuccess)
+      {
+        return error;
+      }
     }
     // The launches: each plan step's, in order.
     constexpr int max_launches = 3 * AxesPlan::max_steps;
