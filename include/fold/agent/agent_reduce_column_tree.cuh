@@ -12,7 +12,8 @@
 //! by the tree in which leaf `i` takes in leaf `i + s` for `s = 1, 2, 4, ...` (`WarpReduce`'s and `BlockReduce`'s).
 //! Which rows a leaf holds:
 //! - runs (`slot_rows == 0`, at most 32 leaves): leaf `t` the `t`-th run of `ceil(n / leaves)` rows of a unit of `n`,
-//!   as a lane group's lanes split a small segment; the leaves are a lane group's lanes, combined by shuffles;
+//!   as a lane group's lanes split a small segment; a thread takes a whole column group, its leaves in order, joined
+//!   as the tree joins them by a binary counter in registers;
 //! - slots of `S = slot_rows` rows dealt round-robin: leaf `t` slots `t`, `t + leaves`, ... (the whole ones), then, if
 //!   `t < n % S`, row `n - n % S + t`, as `AgentReduce` deals its vector slots and the items after the last whole one
 //!   (commutative path). A column's rows may be read in any order without losing coalescing (a warp reads a row's
@@ -27,13 +28,13 @@
 #pragma once
 
 #include <fold/agent/agent_reduce_columns.cuh>
+#include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
-#include <fold/warp/warp_reduce.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -171,7 +172,7 @@ public:
   {
     if constexpr (SlotRows == 0)
     {
-      ConsumeLanes(out, init);
+      ConsumeRunColumns(out, init);
     }
     else
     {
@@ -180,51 +181,84 @@ public:
   }
 
 private:
-  //! Runs (a small segment's tree, one unit of at most 32 leaves): the leaves of a column group are `leaves`
-  //! consecutive lanes, combined by `reduce_lane_groups` as the segmented reduction combines a small segment's lanes;
-  //! the block's `BlockThreads / leaves` lane groups are column groups side by side.
+  //! Runs (a small segment's tree, one unit of at most 32 leaves of at most `lane_items` rows): a thread takes a
+  //! whole column group, its leaves in order, and joins them as the tree does with a binary counter (level `l`
+  //! holds the fold of an aligned block of `2^l` leaves, joined to its left neighbour when the next one is done;
+  //! the blocks left at the end joined from the smallest): leaves `0..6` make `((0 1)(2 3))((4 5) 6)`.
   template <typename OutputIteratorT, typename InitT>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeLanes(OutputIteratorT out, InitT init)
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeRunColumns(OutputIteratorT out, InitT init)
   {
-    const ColumnRule& rule       = tree_.rule;
-    const int width              = rule.leaves;
-    const int rank               = static_cast<int>(threadIdx.x) % width;
-    const int group              = static_cast<int>(threadIdx.x) / width;
-    const std::int64_t per_tile  = static_cast<std::int64_t>(BlockThreads / width) * V;
-    const std::int64_t col_tiles = (cols_ + per_tile - 1) / per_tile;
-    const std::int64_t n         = rule.rows;
-    const int valid              = static_cast<int>(rule.valid_leaves(n));
-    // `tasks` work items a grid stride apart at a time (their loads in flight together); block-uniform, as the lane
-    // groups' shuffles need every lane.
-    constexpr int tasks      = sizeof(AccumT) * C <= 16 ? 2 : 1;
-    const std::int64_t items = col_tiles * batch_;
-    for (std::int64_t first = blockIdx.x; first < items; first += tasks * static_cast<std::int64_t>(gridDim.x))
+    constexpr int levels      = 6; // up to 32 leaves
+    constexpr int lane_items  = segmented_policy().lane_items;
+    const ColumnRule& rule    = tree_.rule;
+    const std::int64_t n      = rule.rows;
+    const int valid           = static_cast<int>(rule.valid_leaves(n));
+    const std::int64_t groups = (cols_ + V - 1) / V; // column groups of a row
+    const std::int64_t items  = groups * batch_;
+    for (std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * BlockThreads + threadIdx.x; item < items;
+         item += static_cast<std::int64_t>(gridDim.x) * BlockThreads)
     {
-      AccumT aggregate[tasks][C];
-      std::int64_t b[tasks], col[tasks];
-#pragma unroll
-      for (int t = 0; t < tasks; ++t)
+      const std::int64_t b      = item / groups;
+      const std::int64_t col    = (item - b * groups) * V;
+      const InputIteratorT base = in_ + b * n * cols_;
+      AccumT stack[levels][C];
+      const std::int64_t run = (n + rule.leaves - 1) >> leaf_shift_; // at most `lane_items`
+      std::int64_t at        = col;                                  // the leaf's first row's item
+      for (int k = 0; k < valid; ++k, at += run * cols_)
       {
-        const std::int64_t item = first + t * static_cast<std::int64_t>(gridDim.x);
-        b[t]                    = item / col_tiles;
-        col[t]                  = ((item - b[t] * col_tiles) * (BlockThreads / width) + group) * V;
-        if (item < items && rank < valid && col[t] < cols_)
+        // The leaf's rows, loaded together, then folded in order.
+        const int rows = static_cast<int>(n - k * run < run ? n - k * run : run);
+        Vector loaded[lane_items];
+#pragma unroll
+        for (int i = 0; i < lane_items; ++i)
         {
-          fold_runs(in_ + b[t] * n * cols_, col[t], n, rank, aggregate[t]);
+          if (i < rows)
+          {
+            load_at(base, at + i * cols_, col, loaded[i]);
+          }
+        }
+        AccumT p[C];
+#pragma unroll
+        for (int i = 0; i < lane_items; ++i)
+        {
+          if (i < rows)
+          {
+            fold_row(k * run + i, loaded[i], i == 0, p);
+          }
+        }
+        const int joins = __ffs(~k) - 1; // the trailing ones of k: the left neighbours this leaf completes
+#pragma unroll
+        for (int l = 0; l < levels; ++l)
+        {
+#pragma unroll
+          for (int j = 0; j < C; ++j)
+          {
+            p[j]        = l < joins ? op_(stack[l][j], p[j]) : p[j];
+            stack[l][j] = l == joins ? p[j] : stack[l][j];
+          }
+        }
+      }
+      AccumT total[C];
+      bool any = false;
+#pragma unroll
+      for (int l = 0; l < levels; ++l)
+      {
+        if ((valid >> l) & 1)
+        {
+#pragma unroll
+          for (int j = 0; j < C; ++j)
+          {
+            total[j] = any ? op_(stack[l][j], total[j]) : stack[l][j];
+          }
+          any = true;
         }
       }
 #pragma unroll
-      for (int t = 0; t < tasks; ++t)
+      for (int j = 0; j < C; ++j)
       {
-        const bool present = first + t * static_cast<std::int64_t>(gridDim.x) < items;
-#pragma unroll
-        for (int j = 0; j < C; ++j)
+        if (col + j < cols_)
         {
-          const AccumT total = reduce_lane_groups(aggregate[t][j], op_, width, valid);
-          if (present && rank == 0 && col[t] + j < cols_)
-          {
-            store_result(out + (b[t] * cols_ + col[t] + j), init.finalize(op_, total));
-          }
+          store_result(out + (b * cols_ + col + j), init.finalize(op_, total[j]));
         }
       }
     }
@@ -259,14 +293,7 @@ private:
       AccumT aggregate[C];
       if (y_ < valid && col < cols_ && (PackedCols == 0 || x_ == 0))
       {
-        if constexpr (SlotRows == 0)
-        {
-          fold_runs(base, col, n, leaf, aggregate);
-        }
-        else
-        {
-          fold_slots(base, col, n, leaf, aggregate);
-        }
+        fold_slots(base, col, n, leaf, aggregate);
       }
 #pragma unroll
       for (int j = 0; j < C; ++j)
@@ -331,38 +358,6 @@ private:
     {
       const AccumT item = transform_(v.items[j], r);
       aggregate[j]      = start ? item : thread_op_(aggregate[j], item);
-    }
-  }
-
-  //! Runs: leaf `leaf` folds the `leaf`-th run of `ceil(n / leaves)` rows, four loads issued before any is folded
-  //! (the last batch's too, under a predicate), so the fold is the same whatever the batches.
-  FOLD_DEVICE FOLD_FORCEINLINE void
-  fold_runs(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
-  {
-    constexpr int unroll     = 4;
-    const std::int64_t run   = (n + tree_.rule.leaves - 1) >> leaf_shift_;
-    const std::int64_t first = leaf * run;
-    const std::int64_t last  = n - first < run ? n : first + run;
-    std::int64_t at          = first * cols_ + col;
-    for (std::int64_t r = first; r < last; r += unroll, at += unroll * cols_)
-    {
-      Vector rows[unroll];
-#pragma unroll
-      for (int k = 0; k < unroll; ++k)
-      {
-        if (r + k < last)
-        {
-          load_at(base, at + k * cols_, col, rows[k]);
-        }
-      }
-#pragma unroll
-      for (int k = 0; k < unroll; ++k)
-      {
-        if (r + k < last)
-        {
-          fold_row(r + k, rows[k], r + k == first, aggregate);
-        }
-      }
     }
   }
 

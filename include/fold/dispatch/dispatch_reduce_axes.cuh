@@ -365,7 +365,10 @@ struct DispatchReduceAxes
     const int packed_cols       = packed_tree_cols<InT>(l.step.cols, t.rule.slot_rows);
     const std::int64_t per_tile = static_cast<std::int64_t>(t.col_threads) * V;
     const std::int64_t tiles    = packed_cols > 0 ? 1 : (l.step.cols + per_tile - 1) / per_tile;
-    const std::int64_t blocks   = tiles * t.groups * t.rule.units * l.step.batch;
+    // Runs: a thread a column group of a batch entry; slots: a block a column tile of a leaf group of a unit.
+    const std::int64_t blocks =
+        t.rule.slot_rows == 0 ? ((l.step.cols + V - 1) / V * l.step.batch + higher_dim_threads - 1) / higher_dim_threads
+                              : tiles * t.groups * t.rule.units * l.step.batch;
     const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
     const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
     auto go                     = [&](auto slot_rows, auto packed)
@@ -472,14 +475,12 @@ struct DispatchReduceAxes
                                     : ColumnRule{s.rows, s.rows, 1, higher_dim_threads, V};
       const std::int64_t need = pow2_at_least(rule.valid_leaves(rule.unit_length(0)));
       const int packed        = packed_tree_cols<InT>(s.cols, rule.slot_rows);
-      // Runs (a small segment's at most 32 leaves): lane groups of `leaves` lanes, one unit, one group. Slots: a leaf
+      // Runs (a small segment's at most 32 leaves): a thread a whole column group, one unit, one group. Slots: a leaf
       // a thread, as many of a row's column groups side by side as leave a block enough leaves.
       const bool runs       = rule.slot_rows == 0;
-      const int col_threads = runs         ? higher_dim_threads / rule.leaves
-                              : packed > 0 ? 1
-                                           : tree_column_threads(s.cols, V, need, false);
+      const int col_threads = runs ? higher_dim_threads : packed > 0 ? 1 : tree_column_threads(s.cols, V, need, false);
       const int per_group   = higher_dim_threads / col_threads;
-      const auto groups     = static_cast<int>(need > per_group ? need / per_group : 1);
+      const auto groups     = static_cast<int>(!runs && need > per_group ? need / per_group : 1);
       launches[count++]     = {column(s.batch, s.rows, s.cols), {rule, groups, col_threads, {}, 0}};
       if (groups > 1)
       {

@@ -147,8 +147,8 @@ FOLD_HOST_DEVICE constexpr int packed_tree_cols(std::int64_t cols, int slot_rows
              : 0;
 }
 
-//! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with runs, each
-//! column group's leaves a lane group; with slots, block `(tile, group, unit, b)` (a grid stride apart) holds the
+//! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with runs, a thread
+//! each column group's whole column; with slots, block `(tile, group, unit, b)` (a grid stride apart) holds the
 //! group's leaves, a thread each over `V` columns, combined in shared memory. Each result is finalised with `init`
 //! and written to `out`. `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded
 //! as whole vectors.
