@@ -82,7 +82,7 @@ struct ColumnRule
   }
 };
 
-//! One launch of `HigherDimKernel`: `[batch, rows, cols]` -> `[batch, units, groups, cols]`, the unit's leaves in
+//! One launch of `ColumnTreeKernel`: `[batch, rows, cols]` -> `[batch, units, groups, cols]`, the unit's leaves in
 //! `groups` groups of `BlockThreads / col_threads` (a group's partial, or with one group the unit's).
 struct ColumnTree
 {
