@@ -295,25 +295,7 @@ private:
       {
         fold_slots(base, col, n, leaf, aggregate);
       }
-#pragma unroll
-      for (int j = 0; j < C; ++j)
-      {
-        construct_at(storage_.data() + j * BlockThreads + threadIdx.x, aggregate[j]);
-      }
-      for (int stride = 1; stride < leaves_; stride *= 2)
-      {
-        __syncthreads();
-        if (y_ % (2 * stride) == 0 && y_ + stride < valid)
-        {
-#pragma unroll
-          for (int j = 0; j < C; ++j)
-          {
-            AccumT* mine = storage_.data() + j * BlockThreads + threadIdx.x;
-            *mine        = op_(*mine, mine[stride * tree_.col_threads]);
-          }
-        }
-      }
-      __syncthreads();
+      combine_row_groups<BlockThreads>(storage_.data(), aggregate, op_, y_, tree_.col_threads, leaves_, valid);
       if (y_ == 0 && valid > 0 && (PackedCols == 0 || x_ == 0))
       {
 #pragma unroll
@@ -429,10 +411,8 @@ private:
     }
     else
     {
-      constexpr int Slots          = S < 8 ? 8 / S : 1;
-      const std::int64_t slot_step = stride * cols_; // items from one of its slots to the next
-      std::int64_t at              = first * cols_ + col;
-      for (std::int64_t j = 0; j < slots; j += Slots, at += Slots * slot_step)
+      constexpr int Slots = S < 8 ? 8 / S : 1;
+      for (std::int64_t j = 0; j < slots; j += Slots)
       {
         Vector rows[Slots][S];
 #pragma unroll

@@ -49,6 +49,35 @@ FOLD_HOST_DEVICE constexpr int column_vector_items()
   }
 }
 
+//! Combines the folds of a block's threads `(x, y)` (`x` the column group, `col_threads` of them side by side; `y` the
+//! row group, `groups` of them) over `y` in `storage`, where thread `t` puts its column `j` at `j * BlockThreads + t`:
+//! group `y` takes in group `y + s` for `s = 1, 2, 4, ...` (`WarpReduce`'s tree; groups `[0, valid)` hold any). After
+//! it thread `(x, 0)`'s combined column `j` is at `storage[j * BlockThreads + threadIdx.x]`. Every thread calls it.
+template <int BlockThreads, int N, typename AccumT, typename ReductionOpT, typename ValidT>
+FOLD_DEVICE FOLD_FORCEINLINE void combine_row_groups(
+    AccumT* storage, const AccumT (&aggregate)[N], ReductionOpT op, int y, int col_threads, int groups, ValidT valid)
+{
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+  {
+    construct_at(storage + j * BlockThreads + threadIdx.x, aggregate[j]);
+  }
+  for (int stride = 1; stride < groups; stride *= 2)
+  {
+    __syncthreads();
+    if (y % (2 * stride) == 0 && y + stride < valid)
+    {
+#pragma unroll
+      for (int j = 0; j < N; ++j)
+      {
+        AccumT* mine = storage + j * BlockThreads + threadIdx.x;
+        *mine        = op(*mine, mine[stride * col_threads]);
+      }
+    }
+  }
+  __syncthreads();
+}
+
 //! @tparam BlockThreads  the threads of the block
 //! @tparam PackedCols  0, or the columns of the rows (2 to `V / 2`, see `packed_higher_dim_cols`) when several rows
 //!   are read to a vector; only with `Interleaved`
@@ -250,25 +279,7 @@ public:
           }
         }
       }
-#pragma unroll
-      for (int j = 0; j < V; ++j)
-      {
-        construct_at(storage_.data() + j * BlockThreads + threadIdx.x, aggregate[j]);
-      }
-      for (int stride = 1; stride < run_groups_; stride *= 2)
-      {
-        __syncthreads();
-        if (y_ % (2 * stride) == 0 && y_ + stride < valid)
-        {
-#pragma unroll
-          for (int j = 0; j < V; ++j)
-          {
-            AccumT* mine = storage_.data() + j * BlockThreads + threadIdx.x;
-            *mine        = op_(*mine, mine[stride * col_threads_]);
-          }
-        }
-      }
-      __syncthreads();
+      combine_row_groups<BlockThreads>(storage_.data(), aggregate, op_, y_, col_threads_, run_groups_, valid);
       if (y_ == 0)
       {
 #pragma unroll

@@ -44,12 +44,7 @@ constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
   {
     return rows;
   }
-  std::int64_t r = 1;
-  while (r < target)
-  {
-    r *= 2;
-  }
-  return r;
+  return pow2_at_least(target);
 }
 
 //! The steps of a reduction of `shape` over `axes`, and what the call produces.
@@ -193,17 +188,6 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes, bool whol
   }
 }
 
-//! The smallest power of two at least `x`.
-constexpr std::int64_t pow2_at_least(std::int64_t x)
-{
-  std::int64_t p = 1;
-  while (p < x)
-  {
-    p *= 2;
-  }
-  return p;
-}
-
 //! The tree the segmented reductions give a segment of `rows` items (its class, see `SegmentClasses`, and the
 //! agents' slots of `shape`), as a column rule: a small segment's lane runs; a warp or block agent's slots dealt over
 //! 32 or `block_threads` leaves; a large segment's units of `unit_items`, each a block agent's (whose partials
@@ -234,13 +218,12 @@ inline ColumnRule partials_column_rule(const TileShape& shape, std::int64_t unit
   return {units, units, 1, shape.block_threads, shape.vector_items};
 }
 
-//! Threads over a row of a launch whose units need `leaves` leaves (a power of two): the column groups of
-//! `vector_items` rounded up to a power of two (at most a block), halved down to 8 while a block holds fewer leaves
-//! than that (more leaves to a block, fewer leaf groups), and with `one_group` down to 1.
+//! Threads over a row of a launch whose units need `leaves` leaves (a power of two): `row_threads`, halved down to 8
+//! while a block holds fewer leaves than that (more leaves to a block, fewer leaf groups), and with `one_group` down
+//! to 1.
 constexpr int tree_column_threads(std::int64_t cols, int vector_items, std::int64_t leaves, bool one_group)
 {
-  const std::int64_t groups = (cols + vector_items - 1) / vector_items;
-  int c = static_cast<int>(pow2_at_least(groups < higher_dim_threads ? groups : higher_dim_threads));
+  int c = row_threads(cols, vector_items);
   while (c > (one_group ? 1 : 8) && higher_dim_threads / c < leaves)
   {
     c /= 2;

@@ -69,18 +69,32 @@ FOLD_HOST_DEVICE constexpr int packed_higher_dim_cols(std::int64_t cols)
 //! that the tree depends only on the shape, never on the device).
 inline constexpr std::int64_t min_higher_dim_blocks = 1024;
 
-//! Threads of a block that share a row: the column groups of `vector_items` rounded up to a power of two, at most
-//! all of them; halved (down to 8 groups) while the step's `row_blocks` (units times batch) would give
-//! fewer than `min_higher_dim_blocks` blocks, so that a short step (the last of a long column's, say) still spreads
-//! over the GPU. The others split the rows.
+//! The smallest power of two at least `x`.
+FOLD_HOST_DEVICE constexpr std::int64_t pow2_at_least(std::int64_t x)
+{
+  std::int64_t p = 1;
+  while (p < x)
+  {
+    p *= 2;
+  }
+  return p;
+}
+
+//! Threads that cover a row of `cols` columns, `vector_items` to a thread: the column groups rounded up to a power of
+//! two, at most a block's.
+FOLD_HOST_DEVICE constexpr int row_threads(std::int64_t cols, int vector_items)
+{
+  const std::int64_t groups = (cols + vector_items - 1) / vector_items;
+  return static_cast<int>(pow2_at_least(groups < higher_dim_threads ? groups : higher_dim_threads));
+}
+
+//! Threads of a block that share a row: `row_threads`, halved (down to 8 groups) while the step's `row_blocks`
+//! (units times batch) would give fewer than `min_higher_dim_blocks` blocks, so that a short step (the last of a long
+//! column's, say) still spreads over the GPU. The others split the rows.
 FOLD_HOST_DEVICE constexpr int column_threads(std::int64_t cols, int vector_items, std::int64_t row_blocks)
 {
   const std::int64_t groups = (cols + vector_items - 1) / vector_items;
-  int c                     = 1;
-  while (c < groups && c < higher_dim_threads)
-  {
-    c *= 2;
-  }
+  int c                     = row_threads(cols, vector_items);
   while (c > 8 && (groups + c - 1) / c * row_blocks < min_higher_dim_blocks)
   {
     c /= 2;
