@@ -502,6 +502,20 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
     CHECK(l[1].tree.rule.leaves == 256);
     CHECK(l[1].tree.rule.slot_rows == 4);
   }
+  SECTION("slots whose leaves alone leave the GPU short of blocks: narrower columns, the same tree")
+  {
+    // [64, 56, 56, 256] over axes 0-2: 256 leaves over 256 columns, 64 blocks of vectors.
+    const AxesLaunch* l = expand(64 * 56 * 56, 256, count);
+    REQUIRE(count == 2);
+    CHECK(l[0].tree.rule.leaves == 256);
+    CHECK(l[0].tree.thread_cols == fold::detail::narrow_tree_cols<const float*>());
+    CHECK(l[0].tree.thread_cols == 1);
+    CHECK(l[0].tree.slot_blocks(1, 256) == 256);
+    CHECK(l[1].tree.parent_group == 256 / l[0].tree.col_threads);
+    CHECK(l[1].tree.thread_cols == 4); // the partials keep their vectors
+    // Many columns: vectors.
+    CHECK(expand(1000, 1 << 16, count)[0].tree.thread_cols == 4);
+  }
   SECTION("slots: the items after the last whole slot go one to a leaf")
   {
     const ColumnRule rule{70, 70, 1, 32, 4};

@@ -18,13 +18,15 @@
 //!   `t < n % S`, row `n - n % S + t`, as `AgentReduce` deals its vector slots and the items after the last whole one
 //!   (commutative path). A column's rows may be read in any order without losing coalescing (a warp reads a row's
 //!   columns together), so thread `(x, y)` of a block holds leaf `g * Y + y` of the block's leaf group `g`
-//!   (`Y = BlockThreads / col_threads` leaves a block) over the `V` columns of column group `x`, and the block
-//!   combines its leaves in shared memory; a unit of more leaves than a block's goes to `groups` blocks, whose
-//!   partials a later launch combines (the same tree: leaf groups are aligned runs of leaves).
+//!   (`Y = BlockThreads / col_threads` leaves a block) over the `thread_cols` columns of column group `x`, and the
+//!   block combines its leaves in shared memory; a unit of more leaves than a block's goes to `groups` blocks, whose
+//!   partials a later launch combines (the same tree: leaf groups are aligned runs of leaves). A thread's columns are
+//!   a 16-byte vector's `V`, or fewer where that would leave the GPU short of threads (`narrow_tree_cols`): a
+//!   column's tree is the same either way.
 //!
-//! Rows are loaded as 16-byte vectors where they are aligned and item by item otherwise, the same items in the same
-//! order, so the tree depends only on the shape, never on the input's alignment. With `PackedCols` (rows of 2 to
-//! `V / 2` columns, slots only) a slot's rows are contiguous and loaded as whole vectors.
+//! Rows are loaded as vectors of a thread's columns where they are aligned and item by item otherwise, the same items
+//! in the same order, so the tree depends only on the shape, never on the input's alignment. With `PackedCols` (rows of
+//! 2 to `V / 2` columns, slots only) a slot's rows are contiguous and loaded as whole vectors.
 #pragma once
 
 #include <fold/agent/agent_reduce_columns.cuh>
@@ -89,6 +91,7 @@ struct ColumnTree
   ColumnRule rule;
   int groups;      //!< blocks per unit and column tile
   int col_threads; //!< threads side by side over a row (a power of two); the others hold the block's leaves
+  int thread_cols; //!< columns a thread folds: `V`, or with slots fewer (`narrow_tree_cols`); the tree is the same
   //! With `parent.leaves > 0`, the rows are the leaf groups' partials of a launch of `parent` with `parent_group`
   //! leaves a group (batch entry `b` is that launch's `(b / parent.units, b % parent.units)`): the unit has as many
   //! rows as that unit had groups with leaves, not `rule.rows`.
@@ -105,17 +108,27 @@ struct ColumnTree
     }
     return rule.unit_length(u);
   }
+
+  //! The blocks of a launch of slots over `[batch, rows, cols]`: a column tile of a leaf group of a unit each.
+  FOLD_HOST_DEVICE constexpr std::int64_t slot_blocks(std::int64_t batch, std::int64_t cols) const
+  {
+    const std::int64_t per_tile = static_cast<std::int64_t>(col_threads) * thread_cols;
+    return (cols + per_tile - 1) / per_tile * groups * rule.units * batch;
+  }
 };
 
 //! @tparam BlockThreads  the threads of the block
 //! @tparam SlotRows  the tree's `slot_rows` (0: runs)
 //! @tparam PackedCols  0, or the columns of the rows (2 to `V / 2`) when a slot's rows are loaded as whole vectors
 //!   (slots of rows only, `slot_rows * PackedCols` a multiple of `V`, one column group)
+//! @tparam ThreadCols  the columns a thread folds (`tree.thread_cols`): `V`, or with slots of rows a power of two
+//!   below it
 //! @tparam AccumT  the accumulator: default-constructible, copyable
 //! @tparam TransformOpT  `(item, std::int64_t row) -> AccumT`, the row counted from the unit's first
 template <int BlockThreads,
           int SlotRows,
           int PackedCols,
+          int ThreadCols,
           typename InputIteratorT,
           typename AccumT,
           typename ReductionOpT,
@@ -128,9 +141,13 @@ public:
 
 private:
   static constexpr int V = vector_items;
-  static constexpr int C = PackedCols > 0 ? PackedCols : V; //!< the columns a thread folds
+  static constexpr int W = ThreadCols;
+  static constexpr int C = PackedCols > 0 ? PackedCols : W; //!< the columns a thread folds
   using InputT           = value_t<InputIteratorT>;
-  using Vector           = ItemSlot<InputT, V>;
+  using Vector           = ItemSlot<InputT, V>; //!< a packed slot's loads
+  using Cols             = ItemSlot<InputT, W>; //!< a row's columns of a thread
+  static_assert(W == V || (SlotRows > 0 && PackedCols == 0 && W < V),
+                "AgentReduceColumnTree: narrow columns are slots");
 
 public:
   //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.
@@ -158,9 +175,9 @@ public:
       , leaf_shift_(log2_of(tree.rule.leaves))
       , group_shift_(log2_of(tree.groups))
   {
-    if constexpr (V > 1)
+    if constexpr (W > 1)
     {
-      vectors_ = cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % sizeof(Vector) == 0;
+      vectors_ = cols % W == 0 && reinterpret_cast<std::uintptr_t>(in) % sizeof(Cols) == 0;
     }
   }
 
@@ -208,7 +225,7 @@ private:
       {
         // The leaf's rows, loaded together, then folded in order.
         const int rows = static_cast<int>(n - k * run < run ? n - k * run : run);
-        Vector loaded[lane_items];
+        Cols loaded[lane_items];
 #pragma unroll
         for (int i = 0; i < lane_items; ++i)
         {
@@ -270,7 +287,7 @@ private:
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeLeaves(OutputIteratorT out, InitT init)
   {
     const ColumnRule& rule       = tree_.rule;
-    const std::int64_t per_tile  = static_cast<std::int64_t>(tree_.col_threads) * V;
+    const std::int64_t per_tile  = static_cast<std::int64_t>(tree_.col_threads) * W;
     const std::int64_t col_tiles = PackedCols > 0 ? 1 : (cols_ + per_tile - 1) / per_tile;
     const std::int64_t groups    = tree_.groups;
     const std::int64_t blocks    = col_tiles * groups * rule.units * batch_;
@@ -284,7 +301,7 @@ private:
       const std::int64_t w      = q >> group_shift_;
       const std::int64_t b      = w / rule.units;
       const std::int64_t unit   = w - b * rule.units;
-      const std::int64_t col    = PackedCols > 0 ? 0 : (tile * tree_.col_threads + x_) * V; // the thread's first
+      const std::int64_t col    = PackedCols > 0 ? 0 : (tile * tree_.col_threads + x_) * W; // the thread's first
       const std::int64_t n      = tree_.unit_length(b, unit);
       const std::int64_t valid  = rule.valid_leaves(n) - g * leaves_; // the block's leaves with rows: [0, valid)
       const std::int64_t leaf   = g * leaves_ + y_;
@@ -314,11 +331,11 @@ private:
 
   //! The items of the thread's columns at `index` (a row's first column, `col` from the row's start; those past the
   //! end of the row are never folded).
-  FOLD_DEVICE FOLD_FORCEINLINE void load_at(InputIteratorT base, std::int64_t index, std::int64_t col, Vector& v) const
+  FOLD_DEVICE FOLD_FORCEINLINE void load_at(InputIteratorT base, std::int64_t index, std::int64_t col, Cols& v) const
   {
     if (vectors_)
     {
-      v = *reinterpret_cast<const Vector*>(&base[index]);
+      v = *reinterpret_cast<const Cols*>(&base[index]);
     }
     else
     {
@@ -333,7 +350,7 @@ private:
     }
   }
 
-  FOLD_DEVICE FOLD_FORCEINLINE void fold_row(std::int64_t r, const Vector& v, bool start, AccumT (&aggregate)[C]) const
+  FOLD_DEVICE FOLD_FORCEINLINE void fold_row(std::int64_t r, const Cols& v, bool start, AccumT (&aggregate)[C]) const
   {
 #pragma unroll
     for (int j = 0; j < C; ++j)
@@ -344,8 +361,8 @@ private:
   }
 
   //! Slots: leaf `leaf` folds slots `leaf`, `leaf + leaves`, ... of `SlotRows` rows (the whole ones), then row
-  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. Eight rows' loads (or a slot's, if more) are issued before
-  //! any is folded (the last batch's too, under a predicate).
+  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. 128 bytes of loads (eight rows of 16-byte vectors, 32 of
+  //! 4-byte columns; or a slot's, if more) are issued before any is folded (the last batch's too, under a predicate).
   FOLD_DEVICE FOLD_FORCEINLINE void
   fold_slots(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
   {
@@ -411,10 +428,11 @@ private:
     }
     else
     {
-      constexpr int Slots = S < 8 ? 8 / S : 1;
+      constexpr int Rows  = 8 * V / W; // the rows in flight: as many bytes as eight rows of 16-byte vectors
+      constexpr int Slots = S < Rows ? Rows / S : 1;
       for (std::int64_t j = 0; j < slots; j += Slots)
       {
-        Vector rows[Slots][S];
+        Cols rows[Slots][S];
 #pragma unroll
         for (int s = 0; s < Slots; ++s)
         {
@@ -442,7 +460,7 @@ private:
       }
       if (rest)
       {
-        Vector last;
+        Cols last;
         load_at(base, rest_row * cols_ + col, col, last);
         fold_row(rest_row, last, slots == 0, aggregate);
       }

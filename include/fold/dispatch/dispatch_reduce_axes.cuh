@@ -218,13 +218,12 @@ inline ColumnRule partials_column_rule(const TileShape& shape, std::int64_t unit
   return {units, units, 1, shape.block_threads, shape.vector_items};
 }
 
-//! Threads over a row of a launch whose units need `leaves` leaves (a power of two): `row_threads`, halved down to 8
-//! while a block holds fewer leaves than that (more leaves to a block, fewer leaf groups), and with `one_group` down
-//! to 1.
-constexpr int tree_column_threads(std::int64_t cols, int vector_items, std::int64_t leaves, bool one_group)
+//! Threads over a row of a launch whose units need `leaves` leaves (a power of two): `row_threads`, halved down to
+//! `least` while a block holds fewer leaves than that (more leaves to a block, fewer leaf groups).
+constexpr int tree_column_threads(std::int64_t cols, int vector_items, std::int64_t leaves, int least)
 {
   int c = row_threads(cols, vector_items);
-  while (c > (one_group ? 1 : 8) && higher_dim_threads / c < leaves)
+  while (c > least && higher_dim_threads / c < leaves)
   {
     c /= 2;
   }
@@ -343,18 +342,17 @@ struct DispatchReduceAxes
                                 bool overlap,
                                 cudaStream_t stream)
   {
-    constexpr int V             = column_vector_items<InT>();
-    const ColumnTree& t         = l.tree;
-    const int packed_cols       = packed_tree_cols<InT>(l.step.cols, t.rule.slot_rows);
-    const std::int64_t per_tile = static_cast<std::int64_t>(t.col_threads) * V;
-    const std::int64_t tiles    = packed_cols > 0 ? 1 : (l.step.cols + per_tile - 1) / per_tile;
+    constexpr int V       = column_vector_items<InT>();
+    constexpr int N       = narrow_tree_cols<InT>();
+    const ColumnTree& t   = l.tree;
+    const int packed_cols = packed_tree_cols<InT>(l.step.cols, t.rule.slot_rows);
     // Runs: a thread a column group of a batch entry; slots: a block a column tile of a leaf group of a unit.
     const std::int64_t blocks =
         t.rule.slot_rows == 0 ? ((l.step.cols + V - 1) / V * l.step.batch + higher_dim_threads - 1) / higher_dim_threads
-                              : tiles * t.groups * t.rule.units * l.step.batch;
+                              : t.slot_blocks(l.step.batch, l.step.cols);
     const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
     const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
-    auto go                     = [&](auto slot_rows, auto packed)
+    auto go                     = [&](auto slot_rows, auto packed, auto thread_cols)
     {
       return launch(ColumnTreeKernel<InT,
                                      OutT,
@@ -363,7 +361,8 @@ struct DispatchReduceAxes
                                      AccumT,
                                      Cast,
                                      decltype(slot_rows)::value,
-                                     decltype(packed)::value>,
+                                     decltype(packed)::value,
+                                     decltype(thread_cols)::value>,
                     grid,
                     higher_dim_threads,
                     stream,
@@ -381,15 +380,16 @@ struct DispatchReduceAxes
     // a float sum with runs and slots in one kernel, 80 for slots alone), and rows narrower than a vector, dealt in
     // slots of whole vectors, one that loads a slot's rows as vectors. The slots `expand` makes: runs (a small
     // segment's lanes), slots of a vector's rows (the agents', and a large segment's partials), one-row slots (the
-    // leaf groups' partials, and vectors of one item).
+    // leaf groups' partials, and vectors of one item); and the slots of a vector's rows over narrow columns one.
     using Zero = std::integral_constant<int, 0>;
+    using Vec  = std::integral_constant<int, V>; // a vector's rows to a slot, or its columns to a thread
     if (t.rule.slot_rows == 0)
     {
-      return go(Zero{}, Zero{});
+      return go(Zero{}, Zero{}, Vec{});
     }
     if (t.rule.slot_rows == 1)
     {
-      return go(std::integral_constant<int, 1>{}, Zero{});
+      return go(std::integral_constant<int, 1>{}, Zero{}, Vec{});
     }
     if constexpr (V > 1)
     {
@@ -399,24 +399,31 @@ struct DispatchReduceAxes
         {
           if (packed_cols == 2)
           {
-            return go(std::integral_constant<int, V>{}, std::integral_constant<int, 2>{});
+            return go(Vec{}, std::integral_constant<int, 2>{}, Vec{});
           }
         }
         if constexpr (V >= 8)
         {
           if (packed_cols == 4)
           {
-            return go(std::integral_constant<int, V>{}, std::integral_constant<int, 4>{});
+            return go(Vec{}, std::integral_constant<int, 4>{}, Vec{});
           }
         }
         if constexpr (V >= 16)
         {
           if (packed_cols == 8)
           {
-            return go(std::integral_constant<int, V>{}, std::integral_constant<int, 8>{});
+            return go(Vec{}, std::integral_constant<int, 8>{}, Vec{});
           }
         }
-        return go(std::integral_constant<int, V>{}, Zero{});
+        if constexpr (N < V)
+        {
+          if (t.thread_cols == N)
+          {
+            return go(Vec{}, Zero{}, std::integral_constant<int, N>{});
+          }
+        }
+        return go(Vec{}, Zero{}, Vec{});
       }
     }
     return cudaErrorInvalidValue; // no such tree (`expand` makes none)
@@ -459,25 +466,42 @@ struct DispatchReduceAxes
       const std::int64_t need = pow2_at_least(rule.valid_leaves(rule.unit_length(0)));
       const int packed        = packed_tree_cols<InT>(s.cols, rule.slot_rows);
       // Runs (a small segment's at most 32 leaves): a thread a whole column group, one unit, one group. Slots: a leaf
-      // a thread, as many of a row's column groups side by side as leave a block enough leaves.
-      const bool runs       = rule.slot_rows == 0;
-      const int col_threads = runs ? higher_dim_threads : packed > 0 ? 1 : tree_column_threads(s.cols, V, need, false);
-      const int per_group   = higher_dim_threads / col_threads;
-      const auto groups     = static_cast<int>(!runs && need > per_group ? need / per_group : 1);
-      launches[count++]     = {column(s.batch, s.rows, s.cols), {rule, groups, col_threads, {}, 0}};
-      if (groups > 1)
+      // a thread, as many of a row's column groups side by side as leave a block enough leaves, each a vector's
+      // columns, or narrower ones where those would give fewer than `min_tree_slot_blocks` blocks.
+      const bool runs = rule.slot_rows == 0;
+      auto slots      = [&](int thread_cols)
       {
-        const ColumnRule combine = {groups, groups, 1, groups, 1};
-        launches[count++]        = {column(s.batch * rule.units, groups, s.cols),
-                                    {combine, 1, tree_column_threads(s.cols, V_accum, groups, true), rule, per_group}};
+        // At least 128 bytes of a row side by side (eight vectors), so that the groups' blocks read whole lines.
+        const int col_threads = packed > 0 ? 1 : tree_column_threads(s.cols, thread_cols, need, 8 * V / thread_cols);
+        const int per_group   = higher_dim_threads / col_threads;
+        return ColumnTree{
+            rule, static_cast<int>(need > per_group ? need / per_group : 1), col_threads, thread_cols, {}, 0};
+      };
+      ColumnTree first = runs ? ColumnTree{rule, 1, higher_dim_threads, V, {}, 0} : slots(V);
+      if (!runs && packed == 0 && narrow_tree_cols<InT>() < V &&
+          first.slot_blocks(s.batch, s.cols) < min_tree_slot_blocks)
+      {
+        first = slots(narrow_tree_cols<InT>());
+      }
+      launches[count++] = {column(s.batch, s.rows, s.cols), first};
+      if (first.groups > 1)
+      {
+        const ColumnRule combine = {first.groups, first.groups, 1, first.groups, 1};
+        launches[count++]        = {column(s.batch * rule.units, first.groups, s.cols),
+                                    {combine,
+                                     1,
+                                     tree_column_threads(s.cols, V_accum, first.groups, 1),
+                                     V_accum,
+                                     rule,
+                                     higher_dim_threads / first.col_threads}};
       }
       if (rule.units > 1)
       {
         const ColumnRule fold  = partials_column_rule(partials, rule.units);
         const int packed_fold  = packed_tree_cols<AccumT*>(s.cols, fold.slot_rows);
         const std::int64_t top = pow2_at_least(fold.valid_leaves(rule.units));
-        launches[count++]      = {column(s.batch, rule.units, s.cols),
-                                  {fold, 1, packed_fold > 0 ? 1 : tree_column_threads(s.cols, V_accum, top, true), {}, 0}};
+        const int col_threads  = packed_fold > 0 ? 1 : tree_column_threads(s.cols, V_accum, top, 1);
+        launches[count++]      = {column(s.batch, rule.units, s.cols), {fold, 1, col_threads, V_accum, {}, 0}};
       }
     }
     else

@@ -161,11 +161,28 @@ FOLD_HOST_DEVICE constexpr int packed_tree_cols(std::int64_t cols, int slot_rows
              : 0;
 }
 
+//! The fewest blocks a `ColumnTreeKernel` launch of slots is given while narrower columns a thread give more (about
+//! two a multiprocessor on an H100 or H200: fewer leave multiprocessors idle and too few loads in flight; a constant,
+//! so that the launches depend only on the shape).
+inline constexpr std::int64_t min_tree_slot_blocks = 256;
+
+//! The columns a thread of a `ColumnTreeKernel` launch of slots folds when a 16-byte vector's would leave the GPU
+//! short of threads (its leaves are fixed by the tree, so only narrower columns give more): one 32-bit word of items,
+//! or one item if wider. Its `ThreadCols` instantiation, where it is below `V`.
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE constexpr int narrow_tree_cols()
+{
+  constexpr int V    = column_vector_items<InputIteratorT>();
+  constexpr int size = static_cast<int>(sizeof(value_t<InputIteratorT>));
+  constexpr int word = size < 4 ? 4 / size : 1;
+  return word < V ? word : V;
+}
+
 //! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with runs, a thread
 //! each column group's whole column; with slots, block `(tile, group, unit, b)` (a grid stride apart) holds the
-//! group's leaves, a thread each over `V` columns, combined in shared memory. Each result is finalised with `init`
-//! and written to `out`. `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded
-//! as whole vectors.
+//! group's leaves, a thread each over `ThreadCols` columns, combined in shared memory. Each result is finalised with
+//! `init` and written to `out`. `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are
+//! loaded as whole vectors.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
@@ -173,7 +190,8 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           int SlotRows,
-          int PackedCols>
+          int PackedCols,
+          int ThreadCols>
 FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIteratorT in,
                                                                         OutputIteratorT out,
                                                                         std::int64_t batch,
@@ -187,6 +205,7 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIte
   using AgentT = AgentReduceColumnTree<higher_dim_threads,
                                        SlotRows,
                                        PackedCols,
+                                       ThreadCols,
                                        InputIteratorT,
                                        AccumT,
                                        ReductionOpT,
