@@ -303,9 +303,10 @@ TEST_CASE("Batch invariance: an output's bits do not depend on the kept extents"
   // [R, K] over axis 0 (an outer axis) and as (1, :, p) of [3, R, K] over axis 1 (the middle one), for K from 1 to
   // 50000 kept rows or columns: every result must have the bits of the one alone. With K = 1 the three shapes are
   // [R] once their extents of 1 are dropped, so the row, the column and the middle-axis reductions of the same
-  // items must agree with each other as well.
+  // items must agree with each other as well. R = 300 (a warp segment) also with 270000 kept, past the 262144 float
+  // columns from which each thread of an outer-axis reduction takes a whole column group (`whole_slot_columns`).
   constexpr std::int64_t max_items = std::int64_t{1} << 24;
-  auto sum_over = [](const std::vector<float>& values, const std::vector<std::int64_t>& shape, int axis, std::size_t p)
+  auto sum_all = [](const std::vector<float>& values, const std::vector<std::int64_t>& shape, int axis)
   {
     std::size_t outputs = 1;
     for (std::size_t d = 0; d < shape.size(); ++d)
@@ -319,10 +320,12 @@ TEST_CASE("Batch invariance: an output's bits do not depend on the kept extents"
     fold_test::two_call(
         [&](void* temp, std::size_t& bytes)
         { return fold::DeviceReduceAxes::Sum(temp, bytes, d_in.get(), d_out.get(), extents, fold::Axes(axes, 1)); });
-    return d_out.to_host().at(p);
+    return d_out.to_host();
   };
+  auto sum_over = [&](const std::vector<float>& values, const std::vector<std::int64_t>& shape, int axis, std::size_t p)
+  { return sum_all(values, shape, axis).at(p); };
   std::uint64_t seed = 500;
-  for (std::int64_t rows : {3, 33, 100, 1000, 5000, 70000})
+  for (std::int64_t rows : {3, 33, 100, 300, 1000, 5000, 70000})
   {
     const auto target =
         fold_test::random_values<float>(static_cast<std::size_t>(rows), ++seed, fold_test::Values::full_range);
@@ -338,6 +341,10 @@ TEST_CASE("Batch invariance: an output's bits do not depend on the kept extents"
     if (kept.back() < 50000)
     {
       kept.push_back(max_items / rows); // as many as fit
+    }
+    if (rows == 300)
+    {
+      kept.push_back(270000);
     }
     for (std::int64_t k : kept)
     {
@@ -369,6 +376,27 @@ TEST_CASE("Batch invariance: an output's bits do not depend on the kept extents"
       }
     }
   }
+  // Every column of [300, K] over axis 0 against the same items as rows of [K, 300] over axis 1, K odd (whole
+  // column groups a thread, the last one short, the rows read item by item).
+  const std::int64_t rows = 300, k = 265001;
+  const auto columns =
+      fold_test::random_values<float>(static_cast<std::size_t>(rows * k), ++seed, fold_test::Values::full_range);
+  std::vector<float> transposed(columns.size());
+  for (std::int64_t r = 0; r < rows; ++r)
+  {
+    for (std::int64_t c = 0; c < k; ++c)
+    {
+      transposed[static_cast<std::size_t>(c * rows + r)] = columns[static_cast<std::size_t>(r * k + c)];
+    }
+  }
+  const auto by_column = sum_all(columns, {rows, k}, 0);
+  const auto by_row    = sum_all(transposed, {k, rows}, 1);
+  std::int64_t differ  = 0;
+  for (std::size_t c = 0; c < by_row.size(); ++c)
+  {
+    differ += fold_test::same_bits(by_column[c], by_row[c]) ? 0 : 1;
+  }
+  CHECK(differ == 0);
 }
 
 TEST_CASE("Axis reductions: empty axes and bad arguments", "[device][axes][errors]")

@@ -502,6 +502,20 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
     CHECK(l[1].tree.rule.leaves == 256);
     CHECK(l[1].tree.rule.slot_rows == 4);
   }
+  SECTION("a warp segment over many columns: a thread a whole column group, its 32 leaves joined in registers")
+  {
+    const AxesLaunch* l = expand(256, 1 << 18, count); // [256, 256, 1024] over 1 has as many column groups
+    REQUIRE(count == 1);
+    CHECK(l[0].tree.rule.leaves == 32);
+    CHECK(l[0].tree.rule.slot_rows == shape.vector_items);
+    CHECK(l[0].tree.whole);
+    CHECK(l[0].tree.groups == 1);
+    // Fewer column groups: a leaf a thread.
+    CHECK(!expand(256, 1 << 17, count)[0].tree.whole);
+    // Runs always take whole columns; a block segment's 256 leaves never do.
+    CHECK(expand(100, 1 << 20, count)[0].tree.whole);
+    CHECK(!expand(70000, 1 << 20, count)[0].tree.whole);
+  }
   SECTION("slots whose leaves alone leave the GPU short of blocks: narrower columns, the same tree")
   {
     // [64, 56, 56, 256] over axes 0-2: 256 leaves over 256 columns, 64 blocks of vectors.

@@ -13,7 +13,7 @@
 //! Which rows a leaf holds:
 //! - runs (`slot_rows == 0`, at most 32 leaves): leaf `t` the `t`-th run of `ceil(n / leaves)` rows of a unit of `n`,
 //!   as a lane group's lanes split a small segment; a thread takes a whole column group, its leaves in order, joined
-//!   as the tree joins them by a binary counter in registers;
+//!   as the tree joins them by a binary counter in registers (`WholeColumns`);
 //! - slots of `S = slot_rows` rows dealt round-robin: leaf `t` slots `t`, `t + leaves`, ... (the whole ones), then, if
 //!   `t < n % S`, row `n - n % S + t`, as `AgentReduce` deals its vector slots and the items after the last whole one
 //!   (commutative path). A column's rows may be read in any order without losing coalescing (a warp reads a row's
@@ -22,7 +22,8 @@
 //!   block combines its leaves in shared memory; a unit of more leaves than a block's goes to `groups` blocks, whose
 //!   partials a later launch combines (the same tree: leaf groups are aligned runs of leaves). A thread's columns are
 //!   a 16-byte vector's `V`, or fewer where that would leave the GPU short of threads (`narrow_tree_cols`): a
-//!   column's tree is the same either way.
+//!   column's tree is the same either way. With `WholeColumns` (at most 32 leaves, and column groups enough to fill
+//!   the GPU) a thread takes a whole column group instead, its leaves in order joined as the runs' are.
 //!
 //! Rows are loaded as vectors of a thread's columns where they are aligned and item by item otherwise, the same items
 //! in the same order, so the tree depends only on the shape, never on the input's alignment. With `PackedCols` (rows of
@@ -92,6 +93,7 @@ struct ColumnTree
   int groups;      //!< blocks per unit and column tile
   int col_threads; //!< threads side by side over a row (a power of two); the others hold the block's leaves
   int thread_cols; //!< columns a thread folds: `V`, or with slots fewer (`narrow_tree_cols`); the tree is the same
+  bool whole;      //!< a thread takes a whole column group of a batch entry, every leaf (runs; slots of few leaves)
   //! With `parent.leaves > 0`, the rows are the leaf groups' partials of a launch of `parent` with `parent_group`
   //! leaves a group (batch entry `b` is that launch's `(b / parent.units, b % parent.units)`): the unit has as many
   //! rows as that unit had groups with leaves, not `rule.rows`.
@@ -123,12 +125,14 @@ struct ColumnTree
 //!   (slots of rows only, `slot_rows * PackedCols` a multiple of `V`, one column group)
 //! @tparam ThreadCols  the columns a thread folds (`tree.thread_cols`): `V`, or with slots of rows a power of two
 //!   below it
+//! @tparam WholeColumns  `tree.whole`: a thread takes whole column groups (always with runs)
 //! @tparam AccumT  the accumulator: default-constructible, copyable
 //! @tparam TransformOpT  `(item, std::int64_t row) -> AccumT`, the row counted from the unit's first
 template <int BlockThreads,
           int SlotRows,
           int PackedCols,
           int ThreadCols,
+          bool WholeColumns,
           typename InputIteratorT,
           typename AccumT,
           typename ReductionOpT,
@@ -146,8 +150,10 @@ private:
   using InputT           = value_t<InputIteratorT>;
   using Vector           = ItemSlot<InputT, V>; //!< a packed slot's loads
   using Cols             = ItemSlot<InputT, W>; //!< a row's columns of a thread
-  static_assert(W == V || (SlotRows > 0 && PackedCols == 0 && W < V),
-                "AgentReduceColumnTree: narrow columns are slots");
+  static_assert(W == V || (SlotRows > 0 && PackedCols == 0 && W < V && !WholeColumns),
+                "AgentReduceColumnTree: narrow columns are slots, a leaf a thread");
+  static_assert(WholeColumns || SlotRows > 0, "AgentReduceColumnTree: runs take whole columns");
+  static_assert(!WholeColumns || PackedCols == 0, "AgentReduceColumnTree: packed slots take a leaf a thread");
 
 public:
   //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.
@@ -187,9 +193,9 @@ public:
   template <typename OutputIteratorT, typename InitT>
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTiles(OutputIteratorT out, InitT init)
   {
-    if constexpr (SlotRows == 0)
+    if constexpr (WholeColumns)
     {
-      ConsumeRunColumns(out, init);
+      ConsumeWholeColumns(out, init);
     }
     else
     {
@@ -198,12 +204,13 @@ public:
   }
 
 private:
-  //! Runs (a small segment's tree, one unit of at most 32 leaves of at most `lane_items` rows): a thread takes a
-  //! whole column group, its leaves in order, and joins them as the tree does with a binary counter (level `l`
-  //! holds the fold of an aligned block of `2^l` leaves, joined to its left neighbour when the next one is done;
-  //! the blocks left at the end joined from the smallest): leaves `0..6` make `((0 1)(2 3))((4 5) 6)`.
+  //! Whole columns (one unit of at most 32 leaves: a small segment's runs of at most `lane_items` rows, or a warp
+  //! segment's slots): a thread takes a whole column group, its leaves in order, and joins them as the tree does with
+  //! a binary counter (level `l` holds the fold of an aligned block of `2^l` leaves, joined to its left neighbour
+  //! when the next one is done; the blocks left at the end joined from the smallest): leaves `0..6` make
+  //! `((0 1)(2 3))((4 5) 6)`.
   template <typename OutputIteratorT, typename InitT>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeRunColumns(OutputIteratorT out, InitT init)
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeWholeColumns(OutputIteratorT out, InitT init)
   {
     constexpr int levels      = 6; // up to 32 leaves
     constexpr int lane_items  = segmented_policy().lane_items;
@@ -223,25 +230,32 @@ private:
       std::int64_t at        = col;                                  // the leaf's first row's item
       for (int k = 0; k < valid; ++k, at += run * cols_)
       {
-        // The leaf's rows, loaded together, then folded in order.
-        const int rows = static_cast<int>(n - k * run < run ? n - k * run : run);
-        Cols loaded[lane_items];
-#pragma unroll
-        for (int i = 0; i < lane_items; ++i)
+        AccumT p[C];
+        if constexpr (SlotRows == 0)
         {
-          if (i < rows)
+          // The leaf's rows, loaded together, then folded in order.
+          const int rows = static_cast<int>(n - k * run < run ? n - k * run : run);
+          Cols loaded[lane_items];
+#pragma unroll
+          for (int i = 0; i < lane_items; ++i)
           {
-            load_at(base, at + i * cols_, col, loaded[i]);
+            if (i < rows)
+            {
+              load_at(base, at + i * cols_, col, loaded[i]);
+            }
+          }
+#pragma unroll
+          for (int i = 0; i < lane_items; ++i)
+          {
+            if (i < rows)
+            {
+              fold_row(k * run + i, loaded[i], i == 0, p);
+            }
           }
         }
-        AccumT p[C];
-#pragma unroll
-        for (int i = 0; i < lane_items; ++i)
+        else
         {
-          if (i < rows)
-          {
-            fold_row(k * run + i, loaded[i], i == 0, p);
-          }
+          fold_slots(base, col, n, k, p);
         }
         const int joins = __ffs(~k) - 1; // the trailing ones of k: the left neighbours this leaf completes
 #pragma unroll

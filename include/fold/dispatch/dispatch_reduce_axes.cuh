@@ -346,13 +346,13 @@ struct DispatchReduceAxes
     constexpr int N       = narrow_tree_cols<InT>();
     const ColumnTree& t   = l.tree;
     const int packed_cols = packed_tree_cols<InT>(l.step.cols, t.rule.slot_rows);
-    // Runs: a thread a column group of a batch entry; slots: a block a column tile of a leaf group of a unit.
+    // Whole columns: a thread a column group of a batch entry; slots: a block a column tile of a leaf group of a unit.
     const std::int64_t blocks =
-        t.rule.slot_rows == 0 ? ((l.step.cols + V - 1) / V * l.step.batch + higher_dim_threads - 1) / higher_dim_threads
-                              : t.slot_blocks(l.step.batch, l.step.cols);
+        t.whole ? ((l.step.cols + V - 1) / V * l.step.batch + higher_dim_threads - 1) / higher_dim_threads
+                : t.slot_blocks(l.step.batch, l.step.cols);
     const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
     const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
-    auto go                     = [&](auto slot_rows, auto packed, auto thread_cols)
+    auto go                     = [&](auto slot_rows, auto packed, auto thread_cols, auto whole)
     {
       return launch(ColumnTreeKernel<InT,
                                      OutT,
@@ -362,7 +362,8 @@ struct DispatchReduceAxes
                                      Cast,
                                      decltype(slot_rows)::value,
                                      decltype(packed)::value,
-                                     decltype(thread_cols)::value>,
+                                     decltype(thread_cols)::value,
+                                     decltype(whole)::value>,
                     grid,
                     higher_dim_threads,
                     stream,
@@ -380,16 +381,19 @@ struct DispatchReduceAxes
     // a float sum with runs and slots in one kernel, 80 for slots alone), and rows narrower than a vector, dealt in
     // slots of whole vectors, one that loads a slot's rows as vectors. The slots `expand` makes: runs (a small
     // segment's lanes), slots of a vector's rows (the agents', and a large segment's partials), one-row slots (the
-    // leaf groups' partials, and vectors of one item); and the slots of a vector's rows over narrow columns one.
-    using Zero = std::integral_constant<int, 0>;
-    using Vec  = std::integral_constant<int, V>; // a vector's rows to a slot, or its columns to a thread
+    // leaf groups' partials, and vectors of one item); and the slots of a vector's rows over narrow columns, and over
+    // whole columns, one each.
+    using Zero  = std::integral_constant<int, 0>;
+    using Whole = std::true_type;                 // a thread a whole column group
+    using Leaf  = std::false_type;                // a thread a leaf
+    using Vec   = std::integral_constant<int, V>; // a vector's rows to a slot, or its columns to a thread
     if (t.rule.slot_rows == 0)
     {
-      return go(Zero{}, Zero{}, Vec{});
+      return go(Zero{}, Zero{}, Vec{}, Whole{});
     }
     if (t.rule.slot_rows == 1)
     {
-      return go(std::integral_constant<int, 1>{}, Zero{}, Vec{});
+      return go(std::integral_constant<int, 1>{}, Zero{}, Vec{}, Leaf{});
     }
     if constexpr (V > 1)
     {
@@ -399,31 +403,38 @@ struct DispatchReduceAxes
         {
           if (packed_cols == 2)
           {
-            return go(Vec{}, std::integral_constant<int, 2>{}, Vec{});
+            return go(Vec{}, std::integral_constant<int, 2>{}, Vec{}, Leaf{});
           }
         }
         if constexpr (V >= 8)
         {
           if (packed_cols == 4)
           {
-            return go(Vec{}, std::integral_constant<int, 4>{}, Vec{});
+            return go(Vec{}, std::integral_constant<int, 4>{}, Vec{}, Leaf{});
           }
         }
         if constexpr (V >= 16)
         {
           if (packed_cols == 8)
           {
-            return go(Vec{}, std::integral_constant<int, 8>{}, Vec{});
+            return go(Vec{}, std::integral_constant<int, 8>{}, Vec{}, Leaf{});
           }
         }
         if constexpr (N < V)
         {
           if (t.thread_cols == N)
           {
-            return go(Vec{}, Zero{}, std::integral_constant<int, N>{});
+            return go(Vec{}, Zero{}, std::integral_constant<int, N>{}, Leaf{});
           }
         }
-        return go(Vec{}, Zero{}, Vec{});
+        if constexpr (whole_slot_columns<InT>())
+        {
+          if (t.whole)
+          {
+            return go(Vec{}, Zero{}, Vec{}, Whole{});
+          }
+        }
+        return go(Vec{}, Zero{}, Vec{}, Leaf{});
       }
     }
     return cudaErrorInvalidValue; // no such tree (`expand` makes none)
@@ -465,20 +476,24 @@ struct DispatchReduceAxes
                                     : ColumnRule{s.rows, s.rows, 1, higher_dim_threads, V};
       const std::int64_t need = pow2_at_least(rule.valid_leaves(rule.unit_length(0)));
       const int packed        = packed_tree_cols<InT>(s.cols, rule.slot_rows);
-      // Runs (a small segment's at most 32 leaves): a thread a whole column group, one unit, one group. Slots: a leaf
-      // a thread, as many of a row's column groups side by side as leave a block enough leaves, each a vector's
-      // columns, or narrower ones where those would give fewer than `min_tree_slot_blocks` blocks.
-      const bool runs = rule.slot_rows == 0;
-      auto slots      = [&](int thread_cols)
+      // Runs (a small segment's at most 32 leaves), and slots of at most 32 leaves (a warp segment's) over column
+      // groups enough for `min_tree_slot_blocks` blocks: a thread a whole column group, one unit, one group. Other
+      // slots: a leaf a thread, as many of a row's column groups side by side as leave a block enough leaves, each a
+      // vector's columns, or narrower ones where those would give fewer than `min_tree_slot_blocks` blocks.
+      const std::int64_t column_groups = (s.cols + V - 1) / V * s.batch;
+      const bool whole =
+          rule.slot_rows == 0 || (whole_slot_columns<InT>() && packed == 0 && rule.units == 1 && rule.leaves <= 32 &&
+                                  column_groups >= min_tree_slot_blocks * higher_dim_threads);
+      auto slots = [&](int thread_cols)
       {
         // At least 128 bytes of a row side by side (eight vectors), so that the groups' blocks read whole lines.
         const int col_threads = packed > 0 ? 1 : tree_column_threads(s.cols, thread_cols, need, 8 * V / thread_cols);
         const int per_group   = higher_dim_threads / col_threads;
         return ColumnTree{
-            rule, static_cast<int>(need > per_group ? need / per_group : 1), col_threads, thread_cols, {}, 0};
+            rule, static_cast<int>(need > per_group ? need / per_group : 1), col_threads, thread_cols, false, {}, 0};
       };
-      ColumnTree first = runs ? ColumnTree{rule, 1, higher_dim_threads, V, {}, 0} : slots(V);
-      if (!runs && packed == 0 && narrow_tree_cols<InT>() < V &&
+      ColumnTree first = whole ? ColumnTree{rule, 1, higher_dim_threads, V, true, {}, 0} : slots(V);
+      if (!whole && packed == 0 && narrow_tree_cols<InT>() < V &&
           first.slot_blocks(s.batch, s.cols) < min_tree_slot_blocks)
       {
         first = slots(narrow_tree_cols<InT>());
@@ -492,6 +507,7 @@ struct DispatchReduceAxes
                                      1,
                                      tree_column_threads(s.cols, V_accum, first.groups, 1),
                                      V_accum,
+                                     false,
                                      rule,
                                      higher_dim_threads / first.col_threads}};
       }
@@ -501,7 +517,7 @@ struct DispatchReduceAxes
         const int packed_fold  = packed_tree_cols<AccumT*>(s.cols, fold.slot_rows);
         const std::int64_t top = pow2_at_least(fold.valid_leaves(rule.units));
         const int col_threads  = packed_fold > 0 ? 1 : tree_column_threads(s.cols, V_accum, top, 1);
-        launches[count++]      = {column(s.batch, rule.units, s.cols), {fold, 1, col_threads, V_accum, {}, 0}};
+        launches[count++]      = {column(s.batch, rule.units, s.cols), {fold, 1, col_threads, V_accum, false, {}, 0}};
       }
     }
     else

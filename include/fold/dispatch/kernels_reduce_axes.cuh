@@ -178,11 +178,20 @@ FOLD_HOST_DEVICE constexpr int narrow_tree_cols()
   return word < V ? word : V;
 }
 
-//! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with runs, a thread
-//! each column group's whole column; with slots, block `(tile, group, unit, b)` (a grid stride apart) holds the
-//! group's leaves, a thread each over `ThreadCols` columns, combined in shared memory. Each result is finalised with
-//! `init` and written to `out`. `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are
-//! loaded as whole vectors.
+//! Whether a `ColumnTreeKernel` launch of slots may take whole columns (its `WholeColumns` instantiation): items of 4
+//! bytes or more, four or fewer a vector (nvcc gives the eight columns of 2-byte items 206 registers there, a block a
+//! multiprocessor).
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE constexpr bool whole_slot_columns()
+{
+  return column_vector_items<InputIteratorT>() <= 4;
+}
+
+//! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with
+//! `WholeColumns` (runs, and slots of at most 32 leaves over many columns), a thread each column group's whole column;
+//! otherwise block `(tile, group, unit, b)` (a grid stride apart) holds the group's leaves, a thread each over
+//! `ThreadCols` columns, combined in shared memory. Each result is finalised with `init` and written to `out`.
+//! `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded as whole vectors.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
@@ -191,7 +200,8 @@ template <typename InputIteratorT,
           typename TransformOpT,
           int SlotRows,
           int PackedCols,
-          int ThreadCols>
+          int ThreadCols,
+          bool WholeColumns>
 FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIteratorT in,
                                                                         OutputIteratorT out,
                                                                         std::int64_t batch,
@@ -206,6 +216,7 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIte
                                        SlotRows,
                                        PackedCols,
                                        ThreadCols,
+                                       WholeColumns,
                                        InputIteratorT,
                                        AccumT,
                                        ReductionOpT,
