@@ -262,6 +262,49 @@ TEST_CASE("Outer axes of rows narrower than a vector: exact sums, and the same b
   }
 }
 
+TEST_CASE("Half columns over an outer axis: aligned rows of vectors, rows item by item, an input one item off",
+          "[device][axes]")
+{
+  // ColumnTreeKernel's AlignedRows instantiation (eight or more items a vector) reads every row as 16-byte vectors,
+  // with no item-by-item path; rows of 60 columns, or an input one item off, take the kernel that checks. Sums of
+  // small integers are exact in float, so every output is checked.
+  std::uint64_t seed = 700;
+  for (std::int64_t cols : {64, 60})
+  {
+    for (std::int64_t rows : {512, 5000})
+    {
+      for (int offset : {0, 1})
+      {
+        INFO(rows << " rows of " << cols << " half, the input " << offset << " items off");
+        const std::vector<std::int64_t> shape = {rows, cols};
+        const auto values =
+            fold_test::random_values<__half>(static_cast<std::size_t>(rows * cols), ++seed, fold_test::Values::small);
+        fold_test::DeviceBuffer<__half> d_in(values.size() + 1);
+        fold_test::DeviceBuffer<float> d_out(static_cast<std::size_t>(cols));
+        CUDA_REQUIRE(
+            cudaMemcpy(d_in.get() + offset, values.data(), values.size() * sizeof(__half), cudaMemcpyHostToDevice));
+        d_out.poison();
+        const fold::Extents extents(shape.data(), 2);
+        const int axes[1] = {0};
+        fold_test::two_call(
+            [&](void* temp, std::size_t& bytes) {
+              return fold::DeviceReduceAxes::Sum(
+                  temp, bytes, d_in.get() + offset, d_out.get(), extents, fold::Axes(axes, 1));
+            });
+        const auto out = d_out.to_host();
+        const auto expected =
+            host_reduce<double>(values, shape, 1u, 0.0, [](double x, __half y) { return x + fold_test::to_double(y); });
+        std::int64_t wrong = 0;
+        for (std::size_t c = 0; c < out.size(); ++c)
+        {
+          wrong += static_cast<double>(out[c]) == expected[c] ? 0 : 1;
+        }
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("Float sums over axes: within the bound, the same bits every run", "[device][axes][float]")
 {
   const std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>> cases = {{{1 << 10, 1 << 12}, {0}},

@@ -126,6 +126,8 @@ struct ColumnTree
 //! @tparam ThreadCols  the columns a thread folds (`tree.thread_cols`): `V`, or with slots of rows a power of two
 //!   below it
 //! @tparam WholeColumns  `tree.whole`: a thread takes whole column groups (always with runs)
+//! @tparam AlignedRows  every row's column groups are aligned vectors (the caller checked): no item-by-item loads,
+//!   whose registers would be the kernel's (eight 2-byte items a row: 128 registers against 64)
 //! @tparam AccumT  the accumulator: default-constructible, copyable
 //! @tparam TransformOpT  `(item, std::int64_t row) -> AccumT`, the row counted from the unit's first
 template <int BlockThreads,
@@ -133,6 +135,7 @@ template <int BlockThreads,
           int PackedCols,
           int ThreadCols,
           bool WholeColumns,
+          bool AlignedRows,
           typename InputIteratorT,
           typename AccumT,
           typename ReductionOpT,
@@ -347,7 +350,7 @@ private:
   //! end of the row are never folded).
   FOLD_DEVICE FOLD_FORCEINLINE void load_at(InputIteratorT base, std::int64_t index, std::int64_t col, Cols& v) const
   {
-    if (vectors_)
+    if (AlignedRows || vectors_)
     {
       v = *reinterpret_cast<const Cols*>(&base[index]);
     }

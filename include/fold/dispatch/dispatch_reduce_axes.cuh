@@ -352,7 +352,7 @@ struct DispatchReduceAxes
                 : t.slot_blocks(l.step.batch, l.step.cols);
     const std::int64_t max_grid = static_cast<std::int64_t>(sms) * 64;
     const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
-    auto go                     = [&](auto slot_rows, auto packed, auto thread_cols, auto whole)
+    auto go                     = [&](auto slot_rows, auto packed, auto thread_cols, auto whole, auto aligned)
     {
       return launch(ColumnTreeKernel<InT,
                                      OutT,
@@ -363,7 +363,8 @@ struct DispatchReduceAxes
                                      decltype(slot_rows)::value,
                                      decltype(packed)::value,
                                      decltype(thread_cols)::value,
-                                     decltype(whole)::value>,
+                                     decltype(whole)::value,
+                                     decltype(aligned)::value>,
                     grid,
                     higher_dim_threads,
                     stream,
@@ -381,19 +382,21 @@ struct DispatchReduceAxes
     // a float sum with runs and slots in one kernel, 80 for slots alone), and rows narrower than a vector, dealt in
     // slots of whole vectors, one that loads a slot's rows as vectors. The slots `expand` makes: runs (a small
     // segment's lanes), slots of a vector's rows (the agents', and a large segment's partials), one-row slots (the
-    // leaf groups' partials, and vectors of one item); and the slots of a vector's rows over narrow columns, and over
-    // whole columns, one each.
-    using Zero  = std::integral_constant<int, 0>;
-    using Whole = std::true_type;                 // a thread a whole column group
-    using Leaf  = std::false_type;                // a thread a leaf
-    using Vec   = std::integral_constant<int, V>; // a vector's rows to a slot, or its columns to a thread
+    // leaf groups' partials, and vectors of one item); and the slots of a vector's rows over narrow columns, over
+    // whole columns, and (eight items a vector or more) over aligned rows, one each.
+    using Zero      = std::integral_constant<int, 0>;
+    using Aligned   = std::true_type;                 // every row's column groups aligned vectors
+    using Unchecked = std::false_type;                // the kernel checks
+    using Whole     = std::true_type;                 // a thread a whole column group
+    using Leaf      = std::false_type;                // a thread a leaf
+    using Vec       = std::integral_constant<int, V>; // a vector's rows to a slot, or its columns to a thread
     if (t.rule.slot_rows == 0)
     {
-      return go(Zero{}, Zero{}, Vec{}, Whole{});
+      return go(Zero{}, Zero{}, Vec{}, Whole{}, Unchecked{});
     }
     if (t.rule.slot_rows == 1)
     {
-      return go(std::integral_constant<int, 1>{}, Zero{}, Vec{}, Leaf{});
+      return go(std::integral_constant<int, 1>{}, Zero{}, Vec{}, Leaf{}, Unchecked{});
     }
     if constexpr (V > 1)
     {
@@ -403,38 +406,45 @@ struct DispatchReduceAxes
         {
           if (packed_cols == 2)
           {
-            return go(Vec{}, std::integral_constant<int, 2>{}, Vec{}, Leaf{});
+            return go(Vec{}, std::integral_constant<int, 2>{}, Vec{}, Leaf{}, Unchecked{});
           }
         }
         if constexpr (V >= 8)
         {
           if (packed_cols == 4)
           {
-            return go(Vec{}, std::integral_constant<int, 4>{}, Vec{}, Leaf{});
+            return go(Vec{}, std::integral_constant<int, 4>{}, Vec{}, Leaf{}, Unchecked{});
           }
         }
         if constexpr (V >= 16)
         {
           if (packed_cols == 8)
           {
-            return go(Vec{}, std::integral_constant<int, 8>{}, Vec{}, Leaf{});
+            return go(Vec{}, std::integral_constant<int, 8>{}, Vec{}, Leaf{}, Unchecked{});
           }
         }
         if constexpr (N < V)
         {
           if (t.thread_cols == N)
           {
-            return go(Vec{}, Zero{}, std::integral_constant<int, N>{}, Leaf{});
+            return go(Vec{}, Zero{}, std::integral_constant<int, N>{}, Leaf{}, Unchecked{});
           }
         }
         if constexpr (whole_slot_columns<InT>())
         {
           if (t.whole)
           {
-            return go(Vec{}, Zero{}, Vec{}, Whole{});
+            return go(Vec{}, Zero{}, Vec{}, Whole{}, Unchecked{});
           }
         }
-        return go(Vec{}, Zero{}, Vec{}, Leaf{});
+        if constexpr (aligned_tree_rows<InT>())
+        {
+          if (l.step.cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % (sizeof(value_t<InT>) * V) == 0)
+          {
+            return go(Vec{}, Zero{}, Vec{}, Leaf{}, Aligned{});
+          }
+        }
+        return go(Vec{}, Zero{}, Vec{}, Leaf{}, Unchecked{});
       }
     }
     return cudaErrorInvalidValue; // no such tree (`expand` makes none)
