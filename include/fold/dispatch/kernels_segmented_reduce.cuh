@@ -101,6 +101,12 @@ FOLD_DEVICE FOLD_FORCEINLINE unsigned long long warp_append(unsigned long long* 
   return __shfl_sync(~0u, before, 0) + static_cast<unsigned long long>(__popc(mask & ((1u << lane) - 1u)));
 }
 
+//! The longest segments whose items `SegmentedWarpKernel` asks L2 for a group ahead of their loads (`prefetch_items`,
+//! their first line): those a group of lanes folds in one round. Measured on an H100 against no prefetch
+//! (docs/performance.md, "Small segments: items asked of L2 a step ahead"): 1-16 items 0.92-0.97 of the time, and
+//! 32 items 1.05 when they were asked for too.
+inline constexpr std::uint64_t prefetch_max_items = 16;
+
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
 //! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200).
 template <typename AccumT>
@@ -382,6 +388,14 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       read_segment(begins, ends, g * 32 + lane, begin, length);
     }
   };
+  // The items of a short segment read ahead are asked of L2 before its turn (see `prefetch_max_items`).
+  auto prefetch_small = [&](std::int64_t begin, std::uint64_t length)
+  {
+    if (length <= prefetch_max_items)
+    {
+      prefetch_items<1>(in, begin, length);
+    }
+  };
   std::int64_t begin0, begin1;
   std::uint64_t length0, length1;
   read_group(group, begin0, length0);
@@ -418,10 +432,13 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       {
         store_segment(out, segment + stride * 32, init.finalize(op, second));
       }
+      prefetch_small(begin2, length2);
+      prefetch_small(begin3, length3);
       group += 2 * stride;
       begin0 = begin2, length0 = length2, begin1 = begin3, length1 = length3;
       continue;
     }
+    prefetch_small(begin1, length1);
     reduce_group(group, begin0, length0);
     group += stride;
     begin0 = begin1, length0 = length1, begin1 = begin2, length1 = length2;
@@ -467,6 +484,24 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const int tid                                        = static_cast<int>(threadIdx.x);
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
   const auto length                                    = static_cast<std::uint64_t>(size);
+  // Items of 1 or 2 bytes: the block's `segments` segments from `first` on (its next step), asked of L2 a step ahead,
+  // thread `t` its `t`-th 128-byte line (`prefetch_items`; a step is contiguous items, at most 64 lines of them). A
+  // lane run of them is at most 8 bytes, so few bytes are in flight per load: measured on an H100, half sums of
+  // 1-128 items took 0.77-0.94 of the time; float sums 1.02-1.04 and float ArgMax 1.10-1.12 (48 registers, not 40),
+  // so wider items do without.
+  auto prefetch_step = [&](std::int64_t first, std::int64_t segments)
+  {
+    if constexpr (sizeof(value_t<InputIteratorT>) <= 2)
+    {
+      constexpr int line_items = 128 / static_cast<int>(sizeof(value_t<InputIteratorT>));
+      const std::int64_t from  = first * size + tid * line_items;
+      const std::int64_t end   = (first + segments < num_segments ? first + segments : num_segments) * size;
+      if (from < end)
+      {
+        prefetch_items<1>(in, from, 1);
+      }
+    }
+  };
 
   if (VectorRun == 0 && (length == 0 || length > sizes.small_max)) // the warp class (and empty segments), a warp each
   {
@@ -505,6 +540,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid * run; origin < num_segments;
          origin += static_cast<std::int64_t>(gridDim.x) * per_step)
     {
+      prefetch_step(origin - tid * run + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
       const std::int64_t left       = num_segments - origin; // segments from `origin` on
       const InputIteratorT items_in = in + origin;
       AccumT aggregate[group_tasks][run];
@@ -552,6 +588,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
        origin - tid / width < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_step)
   {
+    prefetch_step(origin - tid / width + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
     AccumT aggregate[group_tasks];
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)

@@ -59,5 +59,30 @@ FOLD_DEVICE FOLD_FORCEINLINE ItemSlot<value_t<InputIteratorT>, N> load_slot(Inpu
   }
 }
 
+//! Asks L2 to fetch items `[begin, begin + count)` of `in` ahead of their loads: one `prefetch.global.L2` per
+//! 128-byte line, at most `MaxLines` lines from the first item (each thread its own addresses, no register or
+//! scoreboard held; the bulk form, `cp.async.bulk.prefetch`, takes warp-uniform operands, so a warp of different
+//! ranges became a loop over its lanes). Every address asked for is an item's. A hint: nothing for other iterators,
+//! and the loads see the same values.
+template <int MaxLines, typename InputIteratorT>
+FOLD_DEVICE FOLD_FORCEINLINE void prefetch_items(InputIteratorT in, std::int64_t begin, std::uint64_t count)
+{
+  if constexpr (std::is_pointer_v<InputIteratorT>)
+  {
+    const auto first = reinterpret_cast<std::uintptr_t>(in + begin);
+    const auto last  = first + count * sizeof(value_t<InputIteratorT>) - 1; // the last item's last byte
+    const auto lines = count == 0 ? std::uintptr_t{0} : (last >> 7) - (first >> 7) + 1;
+#pragma unroll
+    for (int k = 0; k < MaxLines; ++k)
+    {
+      if (static_cast<std::uintptr_t>(k) < lines)
+      {
+        const std::uintptr_t address = k == 0 ? first : ((first >> 7) + static_cast<std::uintptr_t>(k)) << 7;
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
+      }
+    }
+  }
+}
+
 } // namespace detail
 FOLD_NAMESPACE_END
