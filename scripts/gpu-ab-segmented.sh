@@ -4,7 +4,8 @@
 # (fold-segmented-bench, and on new the tests in TT unless TESTS=0); then fold-segmented-bench
 # --benchmark_filter=FILTER runs ROUNDS times (default 3), alternating the trees, then ctest -R TR on new. Prints per
 # case each tree's mean fold time (us), its ratio to the first tree's in kernel mode (one call) and in stream mode
-# (10 calls back to back), and % of peak. Run from the repository root with Google Benchmark under .deps/usr.
+# (10 calls back to back), and % of peak. BINS: a folder of prebuilt binaries, <side>/fold-segmented-bench, used
+# instead of building (TESTS=0 then). Run from the repository root with Google Benchmark under .deps/usr.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 DEPS=$PWD/.deps/usr
@@ -17,6 +18,9 @@ TT=${TT:-"device.device_segmented_reduce device.device_reduce_axes device.device
 t0=$(date +%s)
 for s in $SIDES; do
   b=$PWD/build-ab-$s
+  if [[ -n ${BINS:-} ]]; then # prebuilt: $BINS/<side>/fold-segmented-bench
+    mkdir -p $b/benchmarks && cp "$BINS/$s/fold-segmented-bench" $b/benchmarks/ && continue
+  fi
   tests=OFF; [[ $s == new && ${TESTS:-1} == 1 ]] && tests=ON
   ( cmake -S ${TREE[$s]} -B $b -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=$tests -DFOLD_BUILD_PRECOMPILED=OFF > "$OUT/cfg-$s.log" 2>&1
     t=fold-segmented-bench; [[ $tests == ON ]] && t="$t $TT"

@@ -5,10 +5,12 @@
 # arguments instead, e.g. --full --benchmark_filter=...) and fold-segmented-bench (SEGMENTED=0: not) ROUNDS times
 # each, alternating, then fold-bench --host once (HOST=0: not). Then benchmarks/ab_compare.py prints, per case,
 # the work tree's fold time over the base's, next to cub's (the same code in both: its ratio is the drift between
-# runs, the yardstick). Run from the repository root with Google Benchmark under .deps/usr.
+# runs, the yardstick). BINS: a folder of prebuilt binaries, base/ and new/ (fold-bench, fold-segmented-bench), used
+# instead of building the trees. Run from the repository root with Google Benchmark under .deps/usr.
 set -uo pipefail
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
-BASE_DIR=${1:?usage: gpu-ab.sh <base tree>}
+BASE_DIR=${1:-}
+[[ -n $BASE_DIR || -n ${BINS:-} ]] || { echo "usage: gpu-ab.sh <base tree> (or BINS=<folder of base/ and new/ binaries>)"; exit 1; }
 OUT=${OUT:-$PWD/out}
 ROUNDS=${ROUNDS:-2}
 mkdir -p "$OUT"
@@ -27,8 +29,15 @@ build() # <source> <build dir>
     >"$2.build.log" 2>&1 || { tail -30 "$2.build.log"; return 1; }
 }
 mkdir -p "$NEW_BUILD" "$BASE_BUILD"
-build "$BASE_DIR" "$BASE_BUILD" || exit 1
-build . "$NEW_BUILD" || exit 1
+if [[ -n ${BINS:-} ]]; then # prebuilt: $BINS/<base|new>/<benchmark>
+  for side in base new; do
+    dir=$BASE_BUILD; [[ $side == new ]] && dir=$NEW_BUILD
+    mkdir -p "$dir/benchmarks" && cp "$BINS/$side"/fold-* "$dir/benchmarks/"
+  done
+else
+  build "$BASE_DIR" "$BASE_BUILD" || exit 1
+  build . "$NEW_BUILD" || exit 1
+fi
 
 for round in $(seq 1 "$ROUNDS"); do
   for side in base new; do
