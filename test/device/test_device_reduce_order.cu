@@ -31,9 +31,13 @@ struct Affine
       , b(b_)
   {
   }
+  //! Item `v` as the map x -> (2v + 1) x + (v^2 + 0x6a09e667). Two such maps commute only where
+  //! (v - w)(v w - 0x6a09e667) is 0 mod 2^31, and each is invertible (2v + 1 is odd), so trading any two items changes
+  //! a composition. (x -> (2v + 1) x + v, the map these tests had, fixes x = -1/2 for every v: such maps commute,
+  //! and a composition of them showed only where `init` went, not the items' order.)
   __host__ __device__ constexpr Affine(std::uint32_t v) // NOLINT: items convert implicitly
       : a(2 * v + 1)
-      , b(v)
+      , b(v * v + 0x6a09e667u)
   {
   }
   friend bool operator==(const Affine& x, const Affine& y) { return x.a == y.a && x.b == y.b; }
@@ -168,6 +172,69 @@ TEST_CASE("Affine maps compose in index order over many units", "[device][order]
     INFO("max grid " << max_grid);
     CHECK(device_fold<Affine>(d_in.get(), n, Then{}, Affine{}, ReducePath::automatic, max_grid) == expected);
   }
+}
+
+namespace
+{
+//! Item `v`, cut to 32 bits, as an `Affine` map.
+struct ItemMap
+{
+  template <typename T>
+  __host__ __device__ Affine operator()(const T& item) const
+  {
+    return Affine(static_cast<std::uint32_t>(item));
+  }
+};
+
+//! TransformReduce of items of `T` into `Affine` maps (`ItemMap`) over whole tiles from an aligned pointer: every
+//! warp tile is full and vector-loaded (each lane's run a few 16-byte slots). A slot loaded into the wrong place, or
+//! a run given to the wrong lane, changes the composition.
+template <typename T>
+void check_whole_vector_tiles()
+{
+  const std::size_t tile = fold_test::tile_items<Then, T, Affine>();
+  const Affine init{5, 11};
+  for (std::size_t tiles : {std::size_t{1}, std::size_t{37}, std::size_t{3000}})
+  {
+    const std::size_t n = tiles * tile;
+    const auto values   = fold_test::random_values<T>(n, n + sizeof(T), fold_test::Values::full_range);
+    fold_test::DeviceBuffer<T> d_in(values);
+    Affine expected = init;
+    for (const T& v : values)
+    {
+      expected = Then{}(expected, ItemMap{}(v));
+    }
+    for (const PathCase& c : path_cases)
+    {
+      if (tiles == 1 && c.path != ReducePath::automatic)
+      {
+        continue;
+      }
+      INFO("item bytes " << sizeof(T) << ", tiles " << tiles << ", path " << static_cast<int>(c.path) << ", max grid "
+                         << c.max_grid);
+      fold_test::ForceDispatch force(c.path, c.max_grid);
+      fold_test::DeviceBuffer<Affine> d_out(1);
+      d_out.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          {
+            return fold::DeviceReduce::TransformReduce(
+                temp, bytes, d_in.get(), d_out.get(), n, Then{}, ItemMap{}, init, 0, fold_test::forced);
+          });
+      CHECK(d_out.front() == expected);
+    }
+  }
+}
+} // namespace
+
+TEST_CASE("Affine maps of 1-, 2-, 4- and 8-byte items compose in index order over whole vector-loaded tiles",
+          "[device][order]")
+{
+  // 16-byte vectors of 16, 8, 4 and 2 items; with an 8-byte accumulator a lane's run is 2, 4, 4 and 4 of them.
+  check_whole_vector_tiles<std::uint8_t>();
+  check_whole_vector_tiles<std::uint16_t>();
+  check_whole_vector_tiles<std::uint32_t>();
+  check_whole_vector_tiles<std::uint64_t>();
 }
 
 TEST_CASE("2x2 matrix products mod p in index order, shuffled and through shared memory", "[device][order]")
