@@ -102,10 +102,15 @@ FOLD_DEVICE FOLD_FORCEINLINE unsigned long long warp_append(unsigned long long* 
 }
 
 //! The longest segments whose items `SegmentedWarpKernel` asks L2 for a group ahead of their loads (`prefetch_items`,
-//! their first line): those a group of lanes folds in one round. Measured on an H100 against no prefetch
-//! (docs/performance.md, "Small segments: items asked of L2 a step ahead"): 1-16 items 0.92-0.97 of the time, and
-//! 32 items 1.05 when they were asked for too.
-inline constexpr std::uint64_t prefetch_max_items = 16;
+//! their first line): 1-16 items took 0.91-0.95 of the time on an H100, 32 items 1.05 when they were asked for too
+//! (docs/performance.md, "Small segments: items asked of L2 a step ahead").
+inline constexpr std::uint64_t prefetch_ahead_items = 16;
+
+//! The longest segments whose items `SegmentedWarpKernel` asks L2 for as their group starts (from
+//! `prefetch_ahead_items` up, at most 3 lines): their groups take several rounds, whose loads then meet L2. On an H100,
+//! 32-64 items took 0.88-0.97 of the time, uniform 1-64 0.91-0.97; 100-128 items (32 lanes, 4-5 lines) 1.11-1.24
+//! when they were asked for too, 1.11-1.15 with their first 2 lines.
+inline constexpr std::uint64_t prefetch_group_items = 64;
 
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
 //! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200).
@@ -233,6 +238,10 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       const AccumT aggregate =
           fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin, 0, static_cast<int>(length), thread_op, transform);
       store_segment(out, segment, init.finalize(op, aggregate));
+    }
+    if (length > prefetch_ahead_items && length <= prefetch_group_items) // a small segment of 8 or 16 lanes
+    {
+      prefetch_items<3>(in, begin, length);
     }
     const unsigned wide = __ballot_sync(~0u, width_of_mine > 1);
     const unsigned rest = __ballot_sync(~0u, kind > SegmentClass::small);
@@ -388,10 +397,10 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       read_segment(begins, ends, g * 32 + lane, begin, length);
     }
   };
-  // The items of a short segment read ahead are asked of L2 before its turn (see `prefetch_max_items`).
+  // The items of a short segment read ahead are asked of L2 before its turn (see `prefetch_ahead_items`).
   auto prefetch_small = [&](std::int64_t begin, std::uint64_t length)
   {
-    if (length <= prefetch_max_items)
+    if (length <= prefetch_ahead_items)
     {
       prefetch_items<1>(in, begin, length);
     }
