@@ -109,6 +109,9 @@ class AgentReduce
                 "AgentReduce: a reduction whose tile is not capped must fold whole tiles (detail::TileFold)");
 
   using Vector = detail::ItemSlot<InputT, VectorItems>;
+  //! Whether a full tile's vectors are loaded as 32-bit words (`detail::SlotWords`): where their items are taken a
+  //! word at a time (`sums_words`, `folds_tiles`), so that the loaded bytes need no unpacking.
+  static constexpr bool word_slots = sums_words || folds_tiles;
 
   //! An order-preserving block splits its range among its warps, each an agent of its own (see `ConsumeInWarps`).
   static constexpr bool in_warps = ordered && !warp_scope;
@@ -307,17 +310,14 @@ private:
     }
   }
 
-  //! Folds the items of one loaded slot, the first of which is item `index`, into `aggregate` (which starts from
-  //! them with `First && first`).
-  template <bool First>
-  FOLD_DEVICE FOLD_FORCEINLINE void FoldSlot(AccumT& aggregate, const Vector& slot, OffsetT index, bool first)
+  //! Folds the items of one loaded slot (a `Vector`, or with `sums_words` its `detail::SlotWords`), the first of
+  //! which is item `index`, into `aggregate` (which starts from them with `First && first`).
+  template <bool First, typename SlotT>
+  FOLD_DEVICE FOLD_FORCEINLINE void FoldSlot(AccumT& aggregate, const SlotT& slot, OffsetT index, bool first)
   {
     if constexpr (sums_words)
     {
-      struct Words
-      {
-        unsigned int words[VectorItems / 4];
-      };
+      using Words        = detail::SlotWords<InputT, VectorItems>;
       const Words packed = ::cuda::std::bit_cast<Words>(slot);
       using SumT         = std::conditional_t<std::is_signed_v<InputT>, int, unsigned int>;
       SumT sum           = First && first ? SumT{0} : static_cast<SumT>(aggregate);
@@ -360,14 +360,22 @@ private:
     const int tid           = thread_rank();
     constexpr int in_flight = slots_in_flight<Vectorized>();
     static_assert(vectors % in_flight == 0, "AgentReduce: slots are loaded in equal groups");
+    using Loaded = std::conditional_t<Vectorized && word_slots, detail::SlotWords<InputT, VectorItems>, Vector>;
 #pragma unroll
     for (int group = 0; group < vectors; group += in_flight)
     {
-      Vector loaded[in_flight];
+      Loaded loaded[in_flight];
 #pragma unroll
       for (int v = 0; v < in_flight; ++v)
       {
-        loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
+        if constexpr (Vectorized && word_slots)
+        {
+          loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot_of(tid, group + v));
+        }
+        else
+        {
+          loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
+        }
       }
       if constexpr (Vectorized && folds_tiles)
       {
