@@ -173,6 +173,55 @@ TEMPLATE_TEST_CASE("Signed zeros: -0.0 is below +0.0 for Min/ArgMin and Max/ArgM
   }
 }
 
+TEMPLATE_TEST_CASE("Signed zeros side by side: a vector of both zeros gives -0.0 to Min and +0.0 to Max, either first",
+                   "[device][float-semantics]",
+                   float,
+                   __half,
+                   __nv_bfloat16)
+{
+  // Over 2-byte items a thread takes its tile's extreme with packed min/max, which return either zero where the
+  // two meet; the zeros here share a 16-byte vector (so a word, for 2-byte items), in both orders, and no other
+  // item is a zero.
+  using T = TestType;
+  for (std::size_t n : sizes)
+  {
+    for (const bool negative_first : {true, false})
+    {
+      std::vector<T> values = fold_test::nonzero_numbers<T>(n, n + 3);
+      for (auto& v : values)
+      {
+        v = fold_test::from_double<T>(std::fabs(fold_test::to_double(v)));
+      }
+      const std::size_t pair = n / 3 / 8 * 8; // a vector's first item, for an aligned input
+      values[pair]           = fold_test::from_double<T>(negative_first ? -0.0 : 0.0);
+      values[pair + 1]       = fold_test::from_double<T>(negative_first ? 0.0 : -0.0);
+      const std::size_t neg  = negative_first ? pair : pair + 1;
+      for (const PathCase& c : paths)
+      {
+        INFO("n " << n << ", -0.0 first " << negative_first << ", path " << static_cast<int>(c.path) << ", max grid "
+                  << c.max_grid);
+        const Results<T> r = reduce_all(values, c.path, c.max_grid);
+        CHECK(negative_zero(r.min));
+        CHECK(negative_zero(r.arg_min_value));
+        CHECK(r.arg_min_index == static_cast<std::int64_t>(neg));
+      }
+      for (auto& v : values)
+      {
+        v = fold_test::from_double<T>(-fold_test::to_double(v));
+      }
+      for (const PathCase& c : paths)
+      {
+        INFO("n " << n << ", +0.0 first " << negative_first << ", path " << static_cast<int>(c.path)
+                  << ", max grid " << c.max_grid);
+        const Results<T> r = reduce_all(values, c.path, c.max_grid);
+        CHECK(positive_zero(r.max));
+        CHECK(positive_zero(r.arg_max_value));
+        CHECK(r.arg_max_index == static_cast<std::int64_t>(neg)); // the negated -0.0 is the +0.0
+      }
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("Infinities: Min/Max find them, Sum of +inf and -inf is NaN, ties keep the first index",
                    "[device][float-semantics]",
                    float,

@@ -13,6 +13,10 @@
 //!   tile): the first item of that rank, searched in index order.
 //! That is about one instruction per item, where packing and comparing a pair per item takes seven, and the
 //! result is the same pair: the first item of the highest rank.
+//!
+//! Min and Max over the same items (MinMax folds each half on its own) take the tile's extreme the same way, then
+//! one transform and one operation for the tile (`ExtremumFirst`), where each item took an unpacking, a
+//! transform and an operation.
 #pragma once
 
 #include <fold/detail/extremum.cuh>
@@ -44,6 +48,29 @@ struct TileFold
 template <typename T>
 inline constexpr bool
     packs_in_lanes_v = (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 2) || is_16bit_float_v<T>;
+
+//! The 32-bit words of a thread's loaded tile, slot by slot (slots of `detail::SlotWords` where the agent loads them
+//! so: then no byte is moved).
+template <typename VectorT, int Slots, int Words>
+FOLD_DEVICE FOLD_FORCEINLINE void tile_words(const VectorT (&loaded)[Slots], std::uint32_t (&words)[Words])
+{
+  constexpr int slot_words = static_cast<int>(sizeof(VectorT) / 4);
+  static_assert(Words == Slots * slot_words, "tile_words: a word for each 4 bytes of the tile");
+  struct Words32
+  {
+    std::uint32_t words[slot_words];
+  };
+#pragma unroll
+  for (int v = 0; v < Slots; ++v)
+  {
+    const Words32 slot = ::cuda::std::bit_cast<Words32>(loaded[v]);
+#pragma unroll
+    for (int k = 0; k < slot_words; ++k)
+    {
+      words[v * slot_words + k] = slot.words[k];
+    }
+  }
+}
 
 //! ArgMin (`ForMax` false) or ArgMax over a thread's tile of 1- or 2-byte items, winner first.
 template <typename T, bool ForMax>
@@ -200,22 +227,8 @@ struct WinnerFirst
   fold(std::uint64_t& aggregate, const PackT& pack, const VectorT (&loaded)[Slots], OffsetT first_index)
   {
     constexpr int slot_items = static_cast<int>(sizeof(VectorT) / sizeof(T));
-    constexpr int slot_words = static_cast<int>(sizeof(VectorT) / 4);
-    struct SlotWords
-    {
-      std::uint32_t words[slot_words];
-    };
-    std::uint32_t words[Slots * slot_words];
-#pragma unroll
-    for (int v = 0; v < Slots; ++v)
-    {
-      const SlotWords slot = ::cuda::std::bit_cast<SlotWords>(loaded[v]);
-#pragma unroll
-      for (int k = 0; k < slot_words; ++k)
-      {
-        words[v * slot_words + k] = slot.words[k];
-      }
-    }
+    std::uint32_t words[Slots * sizeof(VectorT) / 4];
+    tile_words(loaded, words);
     const RankT running = static_cast<RankT>(aggregate >> 32);
     if constexpr (sizeof(T) == 1)
     {
@@ -269,6 +282,63 @@ struct WinnerFirst
       aggregate = pack(winner, index);
     }
   }
+};
+
+//! Min (`ForMax` false) or Max over a thread's tile of 1- or 2-byte items, as DeviceReduce runs them
+//! (`ExtremumReduction`: integers widened to 32 bits, 16-bit floats as order keys): the tile's extreme by packed
+//! min/max over its words (`WinnerFirst::extreme`), then one item's transform and one operation, where each item
+//! took its own. 16-bit floats: the packed min/max return either zero where two meet, so a zero extreme is
+//! -0.0 for Min if any item is -0.0 (+0.0 for Max if any is +0.0); a NaN if any item is one (the order key of
+//! every NaN is one). The same result as item by item: the operator is exact.
+template <typename T, bool ForMax>
+struct ExtremumFirst
+{
+  using Extreme = WinnerFirst<T, ForMax>;
+
+  template <bool First, int SlotStride, typename AccumT, typename TransformOpT, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold(AccumT& aggregate, const TransformOpT& transform, const VectorT (&loaded)[Slots], OffsetT first_index)
+  {
+    std::uint32_t words[Slots * sizeof(VectorT) / 4];
+    tile_words(loaded, words);
+    T winner = Extreme::extreme(words);
+    if constexpr (is_16bit_float_v<T>)
+    {
+      using Bits = typename Extreme::Bits;
+      if ((Extreme::bits_of(winner) & 0x7fff) == 0)
+      {
+        constexpr Bits better = ForMax ? 0x0000 : 0x8000; // +0.0 for Max, -0.0 for Min
+        const bool found      = Extreme::first_where(words, [](std::uint32_t w) { return Extreme::lanes_equal(w, better); }) >= 0;
+        winner                = ::cuda::std::bit_cast<T>(static_cast<Bits>(found ? better : better ^ 0x8000));
+      }
+    }
+    const AccumT value = transform(winner, first_index);
+    using Op           = std::conditional_t<ForMax, Max, Min>;
+    aggregate          = First ? value : Op{}(aggregate, value);
+  }
+};
+
+template <typename T, bool ForMax, typename TransformOpT>
+struct ExtremumTileFold
+{
+  static constexpr bool applies =
+      packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
+
+  template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold(AccumT& aggregate, const TransformOpT& transform, const VectorT (&loaded)[Slots], OffsetT first_index)
+  {
+    ExtremumFirst<T, ForMax>::template fold<First, SlotStride>(aggregate, transform, loaded, first_index);
+  }
+};
+
+template <typename TransformOpT, typename T>
+struct TileFold<Min, TransformOpT, T> : ExtremumTileFold<T, false, TransformOpT>
+{
+};
+template <typename TransformOpT, typename T>
+struct TileFold<Max, TransformOpT, T> : ExtremumTileFold<T, true, TransformOpT>
+{
 };
 
 template <typename T>
