@@ -4,7 +4,8 @@
 # with ncu's full set (clocks left alone), then its details page and its per-SASS-line source page as text, all
 # packed into $OUT/profiles.tar.gz (the device tool brings back few files). Run from the repository root with
 # Google Benchmark under .deps/usr.
-#   CASES: lines of "<label> <binary> <benchmark filter> <kernel regex> [<launches>]"
+#   CASES: lines of "<label> <binary>[,<its arguments>,...] <benchmark filter> <kernel regex> [<launches>]"
+#   (e.g. "argmax fold-bench,--full ^ArgMax/int8/268435456/kernel/ ^ReduceKernel")
 set -uo pipefail
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT/prof"
 BIN=${BIN:-.bin}
@@ -13,8 +14,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.memory --for
 while read -r label binary filter kernel count; do
   [[ -z $label || $label == \#* ]] && continue
   rep=$OUT/prof/$label
+  IFS=, read -r -a command <<< "$binary"
   ncu --clock-control none --set full --import-source no -k "regex:$kernel" -c "${count:-1}" -f -o "$rep" \
-    "$BIN/$binary" --benchmark_filter="$filter" > "$rep.log" 2>&1 || echo "$label: ncu rc=$?"
+    "$BIN/${command[0]}" "${command[@]:1}" --benchmark_filter="$filter" > "$rep.log" 2>&1 || echo "$label: ncu rc=$?"
   ncu --import "$rep.ncu-rep" --page details > "$rep-details.txt" 2>&1
   ncu --import "$rep.ncu-rep" --page source --print-source sass --csv > "$rep-sass.csv" 2>&1
   grep -E "^  [A-Za-z].*(Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc A)" \
