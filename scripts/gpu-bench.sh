@@ -3,7 +3,8 @@
 # optimisation ladder at 2^25 and 2^30 floats, their JSON written to $OUT (default: out/). Run on the GPU machine
 # from the repository root, with Google Benchmark unpacked under .deps/usr (see README); then, here:
 #   python3 benchmarks/report.py all <that folder>
-# FOLD_COMMIT names the commit measured (recorded in the JSON).
+# FOLD_COMMIT names the commit measured (recorded in the JSON). BINS: a folder holding fold-bench and fold-ladder
+# built elsewhere (for sm_90), used instead of building here.
 set -uo pipefail
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/out}
@@ -12,10 +13,14 @@ DEPS=$PWD/.deps/usr
 export LD_LIBRARY_PATH=$DEPS/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 BUILD=${BUILD:-build-gpu}
 
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF >"$OUT/configure.log" 2>&1 \
-  || { tail -30 "$OUT/configure.log"; exit 1; }
-bash "$SCRIPTS/build-targets.sh" "$BUILD" fold-bench fold-ladder >"$OUT/build.log" 2>&1 \
-  || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
+if [[ -n ${BINS:-} ]]; then # prebuilt fold-bench and fold-ladder in $BINS
+  mkdir -p "$BUILD/benchmarks" && cp "$BINS/fold-bench" "$BINS/fold-ladder" "$BUILD/benchmarks/"
+else
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF >"$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+  bash "$SCRIPTS/build-targets.sh" "$BUILD" fold-bench fold-ladder >"$OUT/build.log" 2>&1 \
+    || { grep -E "error" "$OUT/build.log" | head -40; exit 1; }
+fi
 
 # Only the JSON (and one summary) go to $OUT; logs stay in $BUILD/logs.
 LOGS=$BUILD/logs

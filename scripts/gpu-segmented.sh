@@ -7,7 +7,8 @@
 # printed tables to $OUT (default: out/), six files. Then, here:
 #   python3 benchmarks/report.py segmented <that folder>
 # FOLD_COMMIT names the commit measured (recorded in the JSON). BUILD (default build-gpu) is the build folder;
-# LENGTHS (default $BUILD/segment-lengths) holds the random lengths (about 350 MB), kept out of $OUT.
+# LENGTHS (default $BUILD/segment-lengths) holds the random lengths (about 350 MB), kept out of $OUT. BINS: a folder
+# holding fold-segmented-bench built elsewhere (for sm_90), used instead of building here.
 set -uo pipefail
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
@@ -18,10 +19,14 @@ LENGTHS=${LENGTHS:-$BUILD/segment-lengths}
 LOGS=$BUILD/logs
 mkdir -p "$LOGS"
 # Only the JSON and the printed tables go to $OUT; the build's logs stay in $BUILD/logs.
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF \
-  >"$LOGS/segmented-configure.log" 2>&1 || { tail -30 "$LOGS/segmented-configure.log"; exit 1; }
-cmake --build "$BUILD" -j"$(nproc)" --target fold-segmented-bench >"$LOGS/segmented-build.log" 2>&1 \
-  || { grep -E "error" "$LOGS/segmented-build.log" | head -40; exit 1; }
+if [[ -n ${BINS:-} ]]; then # a prebuilt fold-segmented-bench in $BINS
+  mkdir -p "$BUILD/benchmarks" && cp "$BINS/fold-segmented-bench" "$BUILD/benchmarks/"
+else
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$DEPS" -DFOLD_BUILD_TESTS=OFF \
+    >"$LOGS/segmented-configure.log" 2>&1 || { tail -30 "$LOGS/segmented-configure.log"; exit 1; }
+  cmake --build "$BUILD" -j"$(nproc)" --target fold-segmented-bench >"$LOGS/segmented-build.log" 2>&1 \
+    || { grep -E "error" "$LOGS/segmented-build.log" | head -40; exit 1; }
+fi
 rm -rf "$LENGTHS" && mkdir -p "$LENGTHS"
 FOLD_LENGTHS_DIR=$LENGTHS "$BUILD/benchmarks/fold-segmented-bench" --benchmark_out="$OUT/segmented-bench.json" \
   --benchmark_out_format=json >"$OUT/segmented-bench.txt" 2>&1 || { tail -20 "$OUT/segmented-bench.txt"; exit 1; }
