@@ -285,17 +285,19 @@ struct WinnerFirst
 };
 
 //! Min (`ForMax` false) or Max over a thread's tile of 1- or 2-byte items, as DeviceReduce runs them
-//! (`ExtremumReduction`: integers widened to 32 bits, 16-bit floats as order keys): the tile's extreme by packed
-//! min/max over its words (`WinnerFirst::extreme`), then one item's transform and one operation, where each item
-//! took its own. 16-bit floats: the packed min/max return either zero where two meet, so a zero extreme is
-//! -0.0 for Min if any item is -0.0 (+0.0 for Max if any is +0.0); a NaN if any item is one (the order key of
-//! every NaN is one). The same result as item by item: the operator is exact.
-template <typename T, bool ForMax>
+//! (`ExtremumReduction`: integers widened to 32 bits, 16-bit floats as order keys; `applies` to its transform): the
+//! tile's extreme by packed min/max over its words (`WinnerFirst::extreme`), then one item's transform and one
+//! operation, where each item took its own. 16-bit floats: the packed min/max return either zero where two meet, so
+//! a zero extreme is -0.0 for Min if any item is -0.0 (+0.0 for Max if any is +0.0); a NaN if any item is one (the
+//! order key of every NaN is one). The same result as item by item: the operator is exact.
+template <typename T, bool ForMax, typename TransformOpT>
 struct ExtremumFirst
 {
+  static constexpr bool applies =
+      packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
   using Extreme = WinnerFirst<T, ForMax>;
 
-  template <bool First, int SlotStride, typename AccumT, typename TransformOpT, typename VectorT, int Slots, typename OffsetT>
+  template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold(AccumT& aggregate, const TransformOpT& transform, const VectorT (&loaded)[Slots], OffsetT first_index)
   {
@@ -308,8 +310,8 @@ struct ExtremumFirst
       if ((Extreme::bits_of(winner) & 0x7fff) == 0)
       {
         constexpr Bits better = ForMax ? 0x0000 : 0x8000; // +0.0 for Max, -0.0 for Min
-        const bool found      = Extreme::first_where(words, [](std::uint32_t w) { return Extreme::lanes_equal(w, better); }) >= 0;
-        winner                = ::cuda::std::bit_cast<T>(static_cast<Bits>(found ? better : better ^ 0x8000));
+        const int at = Extreme::first_where(words, [](std::uint32_t w) { return Extreme::lanes_equal(w, better); });
+        winner       = ::cuda::std::bit_cast<T>(static_cast<Bits>(at >= 0 ? better : better ^ 0x8000));
       }
     }
     const AccumT value = transform(winner, first_index);
@@ -318,26 +320,12 @@ struct ExtremumFirst
   }
 };
 
-template <typename T, bool ForMax, typename TransformOpT>
-struct ExtremumTileFold
-{
-  static constexpr bool applies =
-      packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
-
-  template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
-  FOLD_DEVICE FOLD_FORCEINLINE static void
-  fold(AccumT& aggregate, const TransformOpT& transform, const VectorT (&loaded)[Slots], OffsetT first_index)
-  {
-    ExtremumFirst<T, ForMax>::template fold<First, SlotStride>(aggregate, transform, loaded, first_index);
-  }
-};
-
 template <typename TransformOpT, typename T>
-struct TileFold<Min, TransformOpT, T> : ExtremumTileFold<T, false, TransformOpT>
+struct TileFold<Min, TransformOpT, T> : ExtremumFirst<T, false, TransformOpT>
 {
 };
 template <typename TransformOpT, typename T>
-struct TileFold<Max, TransformOpT, T> : ExtremumTileFold<T, true, TransformOpT>
+struct TileFold<Max, TransformOpT, T> : ExtremumFirst<T, true, TransformOpT>
 {
 };
 

@@ -52,7 +52,8 @@ struct alignas(sizeof(T) * N) SlotWords
 
 //! Slot `slot` of the items from `in[base]` on (a raw pointer aligned to the slot) as words: one vector load.
 template <int N, typename InputIteratorT, typename OffsetT>
-FOLD_DEVICE FOLD_FORCEINLINE SlotWords<value_t<InputIteratorT>, N> load_slot_words(InputIteratorT in, OffsetT base, int slot)
+FOLD_DEVICE FOLD_FORCEINLINE SlotWords<value_t<InputIteratorT>, N>
+load_slot_words(InputIteratorT in, OffsetT base, int slot)
 {
   return reinterpret_cast<const SlotWords<value_t<InputIteratorT>, N>*>(in + base)[slot];
 }
