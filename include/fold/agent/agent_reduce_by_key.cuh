@@ -7,10 +7,12 @@
 //! reads it back so that thread `t` holds items `t * ItemsPerThread, ...` in order. An item is a run *head* when it is
 //! the first item or its key differs (`!equal(previous key, key)`) from the key before it. Each thread folds its items
 //! into a `RunPair` (heads, value since the last head); a BlockScan of the pairs in thread order gives each thread the
-//! pair of the items before it in the tile; the tile's look-back (`RunTileState`) gives the pair of the tiles before
-//! it. A thread then walks its items in order: at a head with `c` heads before it, the key is unique key `c` and the
-//! value carried so far is the aggregate of run `c - 1`. Both go to shared memory and leave the block in one coalesced
-//! pass; the thread holding the last item writes the last run's aggregate and the number of runs.
+//! pair of the items before it in the tile. The tile publishes its own pair, and warp 0 asks the look-back
+//! (`RunTileState`) for the pair of the tiles before it while every warp walks its items in order: the tile's heads
+//! take slots 0, 1, ... in shared memory, each with its key and the value of the run it closes as far as that run
+//! lies in the tile. After one barrier the slots leave the block in one coalesced pass, numbered from the heads of
+//! the tiles before; slot 0's run, which may have begun in an earlier tile, gets the earlier tiles' value in front
+//! of its own, and the thread holding the last item writes the last run's aggregate and the number of runs.
 //!
 //! The operands of the reduction keep index order everywhere (thread fold, scan, look-back), so the operator need
 //! not be commutative, and the grouping depends only on the tile shape: the same values give the same bits on
@@ -98,10 +100,12 @@ private:
   template <bool Last>
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTile(OffsetT tile, const TileStateT& state)
   {
-    constexpr bool last = Last;
     const int thread    = static_cast<int>(threadIdx.x);
     const OffsetT base  = tile * static_cast<OffsetT>(tile_items);
-    const int tile_size = last ? static_cast<int>(num_items_ - base) : tile_items;
+    const int tile_size = Last ? static_cast<int>(num_items_ - base) : tile_items;
+    // The tile's items, counted from its first: every load below is then a constant offset from one address.
+    const KeysInputIteratorT keys_in     = keys_in_ + base;
+    const ValuesInputIteratorT values_in = values_in_ + base;
 
     // Load: each warp its 32 x ItemsPerThread items, coalesced into its part of shared memory, then each lane's run
     // of ItemsPerThread items; no block-wide barrier.
@@ -111,15 +115,15 @@ private:
     for (int i = 0; i < ItemsPerThread; ++i)
     {
       const int index = warp_first + i * 32 + lane;
-      if (!last || index < tile_size)
+      if (!Last || index < tile_size)
       {
-        construct_at(storage_.keys.data() + index, static_cast<KeyT>(keys_in_[base + index]));
-        construct_at(storage_.values.data() + index, static_cast<AccumT>(values_in_[base + index]));
+        construct_at(storage_.keys.data() + index, static_cast<KeyT>(keys_in[index]));
+        construct_at(storage_.values.data() + index, static_cast<AccumT>(values_in[index]));
       }
     }
     __syncwarp();
     const int first = thread * ItemsPerThread;
-    const int valid = !last                                ? ItemsPerThread // items of this thread
+    const int valid = !Last                                ? ItemsPerThread // items of this thread
                       : tile_size - first < 0              ? 0
                       : tile_size - first > ItemsPerThread ? ItemsPerThread
                                                            : tile_size - first;
@@ -143,7 +147,7 @@ private:
       }
       else // the key before is another warp's: read it again from global memory
       {
-        heads = (tile == 0 && first == 0) || !equal_(static_cast<KeyT>(keys_in_[base + first - 1]), keys[0]);
+        heads = (tile == 0 && first == 0) || !equal_(static_cast<KeyT>(keys_in[first - 1]), keys[0]);
       }
     }
 #pragma unroll
@@ -171,70 +175,79 @@ private:
     PairT before{};
     PairT tile_pair{};
     ScanT::ExclusiveScan(storage_.scan, mine, before, tile_pair, pair_op);
+    // Past the scan's barrier every thread has read its keys and values: their storage takes the tile's runs.
 
-    // The tiles before this one. The last tile's own pair is never needed by anyone.
-    PairT prefix{};
-    if (!last && thread == 0)
+    // The tile's own pair, for the tiles after it. The last tile's is never needed by anyone.
+    if (!Last && thread == 0)
     {
       state.publish_aggregate(tile, tile_pair);
     }
-    if (tile > 0 && thread < 32)
-    {
-      const PairT found = state.exclusive_prefix(tile, tile_pair, last, op_);
-      if (thread == 0)
-      {
-        construct_at(storage_.prefix.data(), found);
-      }
-    }
-    __syncthreads(); // the prefix is in shared memory, and the tile's keys and values have been read
-    const bool has_prefix = tile > 0;
-    if (has_prefix)
-    {
-      prefix = storage_.prefix[0];
-    }
-    const OffsetT tile_first = has_prefix ? prefix.heads : 0; // heads before the tile
-
-    // Walk the items: each head names its unique key and closes the run before it.
-    bool carrying = has_prefix || thread > 0;
-    PairT run     = thread == 0 ? prefix : has_prefix ? pair_op(prefix, before) : before;
+    // Walk the items: the tile's heads take slots 0, 1, ... in order, each with its key and the value of the run
+    // it closes, as far as that run lies in this tile (slot 0's run began before the tile unless the tile's first
+    // item is a head; it gets the tiles before it below). Predicated, not branched.
+    int slot     = thread == 0 ? 0 : static_cast<int>(before.heads);
+    AccumT value = before.value; // meaningless in thread 0, whose first item starts the fold
 #pragma unroll
     for (int i = 0; i < ItemsPerThread; ++i)
     {
       if (i < valid)
       {
-        if ((heads >> i) & 1u)
+        const bool head = (heads >> i) & 1u;
+        if (head)
         {
-          const int slot = static_cast<int>(run.heads - tile_first);
           construct_at(storage_.keys.data() + slot, keys[i]);
-          if (carrying)
-          {
-            construct_at(storage_.values.data() + slot, run.value);
-          }
-          run      = {static_cast<OffsetT>(run.heads + 1), values[i]};
-          carrying = true;
+          construct_at(storage_.values.data() + slot, value);
         }
-        else
-        {
-          run.value = static_cast<AccumT>(op_(run.value, values[i]));
-        }
+        value = head || (i == 0 && thread == 0) ? values[i] : static_cast<AccumT>(op_(value, values[i]));
+        slot += head ? 1 : 0;
       }
     }
-    if (last && valid > 0 && first + valid == tile_size)
+    // The tiles before this one, asked by warp 0 once its own walk is done (before it, warp 0's keys and values
+    // would live across the look-back and spill: 1.18-1.38x cub's time against 1.01-1.14, docs/performance.md),
+    // while the other warps walk theirs.
+    if (tile > 0 && thread < 32)
     {
-      aggregates_out_[run.heads - 1] = run.value;
-      *num_runs_out_                 = static_cast<NumRunsT>(run.heads);
+      const PairT found = state.exclusive_prefix(tile, tile_pair, Last, op_);
+      if (thread == 0)
+      {
+        construct_at(storage_.prefix.data(), found);
+      }
     }
-    __syncthreads();
+    __syncthreads(); // the runs and the prefix are in shared memory
+
+    PairT prefix{};
+    if (tile > 0)
+    {
+      prefix = storage_.prefix[0];
+    }
+    const OffsetT tile_first = tile > 0 ? prefix.heads : 0; // heads before the tile
+    if (Last && valid > 0 && first + valid == tile_size)
+    {
+      // This thread holds the call's last item: the last run ends here. It began before the tile when the tile
+      // has no head up to here.
+      aggregates_out_[tile_first + static_cast<OffsetT>(slot) - 1] =
+          slot == 0 ? static_cast<AccumT>(op_(prefix.value, value)) : value;
+      *num_runs_out_ = static_cast<NumRunsT>(tile_first + static_cast<OffsetT>(slot));
+    }
     const int busy_threads = (tile_size + ItemsPerThread - 1) / ItemsPerThread;
     const int tile_heads   = static_cast<int>(tile_pair.heads) - (BlockThreads - busy_threads);
-    for (int slot = thread; slot < tile_heads; slot += BlockThreads)
+    int next               = thread;
+    if (thread == 0 && tile_heads > 0)
     {
-      const OffsetT run_index = tile_first + static_cast<OffsetT>(slot);
-      unique_out_[run_index]  = storage_.keys[slot];
-      if (run_index > 0)
+      // Slot 0 closes the run that enters the tile (none in tile 0): its earlier part, then this tile's.
+      unique_out_[tile_first] = storage_.keys[0];
+      if (tile > 0)
       {
-        aggregates_out_[run_index - 1] = storage_.values[slot];
+        aggregates_out_[tile_first - 1] =
+            heads & 1u ? prefix.value : static_cast<AccumT>(op_(prefix.value, storage_.values[0]));
       }
+      next = BlockThreads;
+    }
+    for (; next < tile_heads; next += BlockThreads)
+    {
+      const OffsetT run_index        = tile_first + static_cast<OffsetT>(next);
+      unique_out_[run_index]         = storage_.keys[next];
+      aggregates_out_[run_index - 1] = storage_.values[next];
     }
   }
 

@@ -26,8 +26,8 @@ template <typename KeysInputIteratorT,
           typename ReductionOpT,
           typename AccumT,
           typename OffsetT>
-FOLD_KERNEL __launch_bounds__(reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>()
-                                  .block_threads) void ReduceByKeyKernel(KeysInputIteratorT keys_in,
+FOLD_KERNEL __launch_bounds__(reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>().block_threads,
+                              reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>().min_blocks) void ReduceByKeyKernel(KeysInputIteratorT keys_in,
                                                                          UniqueOutputIteratorT unique_out,
                                                                          ValuesInputIteratorT values_in,
                                                                          AggregatesOutputIteratorT aggregates_out,

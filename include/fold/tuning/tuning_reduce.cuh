@@ -209,6 +209,7 @@ struct ReduceByKeyShape
 {
   int block_threads;
   int items_per_thread;
+  int min_blocks; //!< blocks a multiprocessor must hold: 768 threads, as cub's tile of 256 threads holds
 };
 
 template <typename KeyT, typename AccumT>
@@ -221,7 +222,7 @@ FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
   const int threads        = 256 * items * pair_bytes <= tile_bytes ? 256 : 128;
   items                    = threads * items * pair_bytes <= tile_bytes ? items : tile_bytes / (threads * pair_bytes);
   items                    = items < 1 ? 1 : items > 1 && items % 2 == 0 ? items - 1 : items;
-  return {threads, items};
+  return {threads, items, threads == 256 ? 3 : 4};
 }
 
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
