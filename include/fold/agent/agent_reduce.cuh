@@ -377,7 +377,7 @@ private:
           loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
         }
       }
-      if constexpr (Vectorized && folds_tiles)
+      if constexpr (folds_tiles && (Vectorized || TileFoldT::any_load))
       {
         static_assert(in_flight == vectors, "AgentReduce: a tile fold takes the whole tile in one group");
         TileFoldT::template fold<First, BlockThreads * VectorItems>(

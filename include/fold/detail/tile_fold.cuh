@@ -41,7 +41,8 @@ namespace detail
 template <typename ReductionOpT, typename TransformOpT, typename InputT>
 struct TileFold
 {
-  static constexpr bool applies = false;
+  static constexpr bool applies  = false;
+  static constexpr bool any_load = false; //!< whether it also folds tiles loaded item by item (else vectors only)
 };
 
 //! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
@@ -295,7 +296,8 @@ struct ExtremumFirst
 {
   static constexpr bool applies =
       packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
-  using Extreme = WinnerFirst<T, ForMax>;
+  static constexpr bool any_load = false;
+  using Extreme                  = WinnerFirst<T, ForMax>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -364,7 +366,8 @@ template <typename TransformOpT, typename T>
 struct TileFold<PackedArgMax, TransformOpT, T>
 {
   using Fold                    = PackedWinnerFirst<typename PackArgOf<TransformOpT>::type, T>;
-  static constexpr bool applies = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
+  static constexpr bool applies  = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
+  static constexpr bool any_load = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -374,13 +377,84 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   }
 };
 
+//! VarMean over floating-point items: a thread's tile is one set whose moments it finds in two passes over its
+//! registers (the mean from the items, each scaled by `1 / count`, exact where `count` is a power of two, so the
+//! sum cannot overflow where the items do not; then the squared deviations from that mean), merged into the running
+//! moments once. Item by item each item took a Chan/Welford merge (a division and two integer-to-float conversions
+//! among some 25 instructions); here it takes three. The grouping is still fixed by the tile shape, and the loads do
+//! not enter it: the tile is folded so on both the vector and the item-by-item load paths (`any_load`), so that
+//! the bits do not depend on the input's alignment.
+template <typename AccT, typename T>
+struct TileFold<MergeMoments, ToMoments<AccT>, T>
+{
+  static constexpr bool applies  = std::is_floating_point_v<T> || is_16bit_float_v<T>;
+  static constexpr bool any_load = true;
+
+  template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold(Moments<AccT>& aggregate, const ToMoments<AccT>&, const VectorT (&loaded)[Slots], OffsetT)
+  {
+    constexpr int per_slot = static_cast<int>(sizeof(VectorT) / sizeof(T));
+    constexpr int count    = Slots * per_slot;
+    constexpr int lanes    = count >= 4 ? 4 : count; // independent partial sums
+    AccT items[count];
+#pragma unroll
+    for (int v = 0; v < Slots; ++v)
+    {
+      const ItemSlot<T, per_slot> slot = ::cuda::std::bit_cast<ItemSlot<T, per_slot>>(loaded[v]);
+#pragma unroll
+      for (int k = 0; k < per_slot; ++k)
+      {
+        items[v * per_slot + k] = convert<AccT>(slot.items[k]);
+      }
+    }
+    constexpr bool power_of_two = (count & (count - 1)) == 0;
+    const AccT scale            = power_of_two ? AccT{1} / static_cast<AccT>(count) : AccT{1};
+    AccT sums[lanes]            = {};
+#pragma unroll
+    for (int i = 0; i < count; ++i)
+    {
+      sums[i % lanes] = fused_multiply_add(items[i], scale, sums[i % lanes]);
+    }
+    AccT mean = sums[0];
+#pragma unroll
+    for (int k = 1; k < lanes; ++k)
+    {
+      mean = mean + sums[k];
+    }
+    if constexpr (!power_of_two)
+    {
+      mean = mean / static_cast<AccT>(count);
+    }
+    AccT squares[lanes] = {};
+#pragma unroll
+    for (int i = 0; i < count; ++i)
+    {
+      const AccT deviation = items[i] - mean;
+      squares[i % lanes]   = fused_multiply_add(deviation, deviation, squares[i % lanes]);
+    }
+    AccT m2 = squares[0];
+#pragma unroll
+    for (int k = 1; k < lanes; ++k)
+    {
+      m2 = m2 + squares[k];
+    }
+    const Moments<AccT> tile{mean, m2, count};
+    aggregate = First ? tile : MergeMoments{}(aggregate, tile);
+  }
+};
+
+template <typename T>
+inline constexpr bool folds_whole_tiles_v<MergeMoments, T> = std::is_floating_point_v<T> || is_16bit_float_v<T>;
+
 //! Two fused reductions (ArgMinMax): each half folds the tile on its own, where both can.
 template <typename OpT1, typename OpT2, typename TransformT1, typename TransformT2, typename InputT>
 struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
 {
   using FirstFold               = TileFold<OpT1, TransformT1, InputT>;
   using SecondFold              = TileFold<OpT2, TransformT2, InputT>;
-  static constexpr bool applies = FirstFold::applies && SecondFold::applies;
+  static constexpr bool applies  = FirstFold::applies && SecondFold::applies;
+  static constexpr bool any_load = FirstFold::any_load && SecondFold::any_load;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,
