@@ -43,6 +43,9 @@ struct TileFold
 {
   static constexpr bool applies  = false;
   static constexpr bool any_load = false; //!< whether it also folds tiles loaded item by item (else vectors only)
+  //! Whether a thread's first tile costs more than the others (winner first: the index search there). The dispatch
+  //! then runs pass 1 in one wave, so that each thread meets as few first tiles as it can.
+  static constexpr bool searches_first_tile = false;
 };
 
 //! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
@@ -296,8 +299,9 @@ struct ExtremumFirst
 {
   static constexpr bool applies =
       packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
-  static constexpr bool any_load = false;
-  using Extreme                  = WinnerFirst<T, ForMax>;
+  static constexpr bool any_load            = false;
+  static constexpr bool searches_first_tile = false;
+  using Extreme                             = WinnerFirst<T, ForMax>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -365,9 +369,10 @@ struct PackedWinnerFirst<PackArg<T, ForMax>, T>
 template <typename TransformOpT, typename T>
 struct TileFold<PackedArgMax, TransformOpT, T>
 {
-  using Fold                    = PackedWinnerFirst<typename PackArgOf<TransformOpT>::type, T>;
-  static constexpr bool applies  = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
-  static constexpr bool any_load = false;
+  using Fold                                = PackedWinnerFirst<typename PackArgOf<TransformOpT>::type, T>;
+  static constexpr bool applies             = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
+  static constexpr bool any_load            = false;
+  static constexpr bool searches_first_tile = true;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -387,8 +392,9 @@ struct TileFold<PackedArgMax, TransformOpT, T>
 template <typename AccT, typename T>
 struct TileFold<MergeMoments, ToMoments<AccT>, T>
 {
-  static constexpr bool applies  = std::is_floating_point_v<T> || is_16bit_float_v<T>;
-  static constexpr bool any_load = true;
+  static constexpr bool applies             = std::is_floating_point_v<T> || is_16bit_float_v<T>;
+  static constexpr bool any_load            = true;
+  static constexpr bool searches_first_tile = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -451,10 +457,11 @@ inline constexpr bool folds_whole_tiles_v<MergeMoments, T> = std::is_floating_po
 template <typename OpT1, typename OpT2, typename TransformT1, typename TransformT2, typename InputT>
 struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
 {
-  using FirstFold               = TileFold<OpT1, TransformT1, InputT>;
-  using SecondFold              = TileFold<OpT2, TransformT2, InputT>;
-  static constexpr bool applies  = FirstFold::applies && SecondFold::applies;
-  static constexpr bool any_load = FirstFold::any_load && SecondFold::any_load;
+  using FirstFold                           = TileFold<OpT1, TransformT1, InputT>;
+  using SecondFold                          = TileFold<OpT2, TransformT2, InputT>;
+  static constexpr bool applies             = FirstFold::applies && SecondFold::applies;
+  static constexpr bool any_load            = FirstFold::any_load && SecondFold::any_load;
+  static constexpr bool searches_first_tile = FirstFold::searches_first_tile || SecondFold::searches_first_tile;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,

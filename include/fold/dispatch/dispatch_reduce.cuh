@@ -154,6 +154,13 @@ struct DispatchReduce
                                                            TuningT>;
   static constexpr auto single_pass_kernel =
       SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
+  //! Whether a thread's first tile costs more than its others (see `TileFold::searches_first_tile`): pass 1 then
+  //! runs in one wave at every size. ArgMinMax over int8 at 2^28 items on an H100: 98.5 us in one wave, 124.1 in
+  //! four (the policy's above 128 MiB); at 2^30 357.7 against 358.2 (docs/performance.md).
+  static constexpr bool searches_first_tile =
+      is_vectorizable_input_v<InputIteratorT> &&
+      TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::applies &&
+      TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::searches_first_tile;
 
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
@@ -192,9 +199,9 @@ struct DispatchReduce
         return error;
       }
       const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-      const int waves        = forced.waves > 0                      ? forced.waves
-                               : input_mib < policy.one_wave_max_mib ? 1
-                                                                     : policy.oversubscription;
+      const int waves        = forced.waves > 0                                             ? forced.waves
+                               : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
+                                                                                            : policy.oversubscription;
       max_grid_size          = blocks_per_sm * facts.sms * waves;
       if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
       {
