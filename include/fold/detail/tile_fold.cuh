@@ -450,6 +450,60 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   }
 };
 
+//! VarMean's partials (pass 2, and the single-pass kernel's last block): a thread's tile of sets' moments merged as
+//! one step, `n = sum n_i`, `mean = sum (n_i / n) mean_i`, `M2 = sum (M2_i + n_i (mean_i - mean)^2)`: one division
+//! and a conversion a set, where merging them one by one took a division and two 64-bit conversions each on one
+//! dependent chain. Empty sets weigh nothing. Folded so on every load path (`any_load`).
+template <typename AccT>
+struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
+{
+  static constexpr bool applies             = true;
+  static constexpr bool any_load            = true;
+  static constexpr bool searches_first_tile = false;
+
+  template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold(Moments<AccT>& aggregate, const CastTo<Moments<AccT>>&, const VectorT (&loaded)[Slots], OffsetT)
+  {
+    using SetT             = Moments<AccT>;
+    constexpr int per_slot = static_cast<int>(sizeof(VectorT) / sizeof(SetT));
+    constexpr int count    = Slots * per_slot;
+    SetT sets[count];
+#pragma unroll
+    for (int v = 0; v < Slots; ++v)
+    {
+      const ItemSlot<SetT, per_slot> slot = ::cuda::std::bit_cast<ItemSlot<SetT, per_slot>>(loaded[v]);
+#pragma unroll
+      for (int k = 0; k < per_slot; ++k)
+      {
+        sets[v * per_slot + k] = slot.items[k];
+      }
+    }
+    std::int64_t n = 0;
+#pragma unroll
+    for (int i = 0; i < count; ++i)
+    {
+      n += sets[i].count;
+    }
+    const AccT inverse = n > 0 ? AccT{1} / static_cast<AccT>(n) : AccT{0};
+    AccT mean{0};
+#pragma unroll
+    for (int i = 0; i < count; ++i)
+    {
+      mean = fused_multiply_add(static_cast<AccT>(sets[i].count) * inverse, sets[i].mean, mean);
+    }
+    AccT m2{0};
+#pragma unroll
+    for (int i = 0; i < count; ++i)
+    {
+      const AccT deviation = sets[i].mean - mean;
+      m2 = fused_multiply_add(static_cast<AccT>(sets[i].count) * deviation, deviation, m2 + sets[i].m2);
+    }
+    const SetT tile{mean, m2, n};
+    aggregate = First ? tile : MergeMoments{}(aggregate, tile);
+  }
+};
+
 template <typename T>
 inline constexpr bool folds_whole_tiles_v<MergeMoments, T> = std::is_floating_point_v<T> || is_16bit_float_v<T>;
 
