@@ -43,8 +43,8 @@ struct TileFold
 {
   static constexpr bool applies  = false;
   static constexpr bool any_load = false; //!< whether it also folds tiles loaded item by item (else vectors only)
-  //! Whether a thread's first tile costs more than the others (winner first: the index search there). The dispatch
-  //! then runs pass 1 in one wave, so that each thread meets as few first tiles as it can.
+  //! Whether the fold applies and a thread's first tile costs more than the others (winner first: the index search
+  //! there). The dispatch then runs pass 1 in one wave, so that each thread meets as few first tiles as it can.
   static constexpr bool searches_first_tile = false;
 };
 
@@ -72,6 +72,25 @@ FOLD_DEVICE FOLD_FORCEINLINE void tile_words(const VectorT (&loaded)[Slots], std
     for (int k = 0; k < slot_words; ++k)
     {
       words[v * slot_words + k] = slot.words[k];
+    }
+  }
+}
+
+//! The items of a thread's loaded tile, slot by slot: each slot's bytes (a vector, its 32-bit words, or one item)
+//! taken as items of `T`.
+template <typename T, typename VectorT, int Slots, int Count>
+FOLD_DEVICE FOLD_FORCEINLINE void tile_items(const VectorT (&loaded)[Slots], T (&items)[Count])
+{
+  constexpr int per_slot = static_cast<int>(sizeof(VectorT) / sizeof(T));
+  static_assert(Count == Slots * per_slot, "tile_items: an item for each sizeof(T) bytes of the tile");
+#pragma unroll
+  for (int v = 0; v < Slots; ++v)
+  {
+    const ItemSlot<T, per_slot> slot = ::cuda::std::bit_cast<ItemSlot<T, per_slot>>(loaded[v]);
+#pragma unroll
+    for (int k = 0; k < per_slot; ++k)
+    {
+      items[v * per_slot + k] = slot.items[k];
     }
   }
 }
@@ -372,7 +391,7 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   using Fold                                = PackedWinnerFirst<typename PackArgOf<TransformOpT>::type, T>;
   static constexpr bool applies             = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
   static constexpr bool any_load            = false;
-  static constexpr bool searches_first_tile = true;
+  static constexpr bool searches_first_tile = applies;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -400,19 +419,15 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold(Moments<AccT>& aggregate, const ToMoments<AccT>&, const VectorT (&loaded)[Slots], OffsetT)
   {
-    constexpr int per_slot = static_cast<int>(sizeof(VectorT) / sizeof(T));
-    constexpr int count    = Slots * per_slot;
-    constexpr int lanes    = count >= 4 ? 4 : count; // independent partial sums
+    constexpr int count = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T));
+    constexpr int lanes = count >= 4 ? 4 : count; // independent partial sums
+    T loaded_items[count];
+    tile_items(loaded, loaded_items);
     AccT items[count];
 #pragma unroll
-    for (int v = 0; v < Slots; ++v)
+    for (int i = 0; i < count; ++i)
     {
-      const ItemSlot<T, per_slot> slot = ::cuda::std::bit_cast<ItemSlot<T, per_slot>>(loaded[v]);
-#pragma unroll
-      for (int k = 0; k < per_slot; ++k)
-      {
-        items[v * per_slot + k] = convert<AccT>(slot.items[k]);
-      }
+      items[i] = convert<AccT>(loaded_items[i]);
     }
     constexpr bool power_of_two = (count & (count - 1)) == 0;
     const AccT scale            = power_of_two ? AccT{1} / static_cast<AccT>(count) : AccT{1};
@@ -465,20 +480,10 @@ struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold(Moments<AccT>& aggregate, const CastTo<Moments<AccT>>&, const VectorT (&loaded)[Slots], OffsetT)
   {
-    using SetT             = Moments<AccT>;
-    constexpr int per_slot = static_cast<int>(sizeof(VectorT) / sizeof(SetT));
-    constexpr int count    = Slots * per_slot;
+    using SetT          = Moments<AccT>;
+    constexpr int count = Slots * static_cast<int>(sizeof(VectorT) / sizeof(SetT));
     SetT sets[count];
-#pragma unroll
-    for (int v = 0; v < Slots; ++v)
-    {
-      const ItemSlot<SetT, per_slot> slot = ::cuda::std::bit_cast<ItemSlot<SetT, per_slot>>(loaded[v]);
-#pragma unroll
-      for (int k = 0; k < per_slot; ++k)
-      {
-        sets[v * per_slot + k] = slot.items[k];
-      }
-    }
+    tile_items(loaded, sets);
     std::int64_t n = 0;
 #pragma unroll
     for (int i = 0; i < count; ++i)
@@ -511,11 +516,12 @@ inline constexpr bool folds_whole_tiles_v<MergeMoments, T> = std::is_floating_po
 template <typename OpT1, typename OpT2, typename TransformT1, typename TransformT2, typename InputT>
 struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
 {
-  using FirstFold                           = TileFold<OpT1, TransformT1, InputT>;
-  using SecondFold                          = TileFold<OpT2, TransformT2, InputT>;
-  static constexpr bool applies             = FirstFold::applies && SecondFold::applies;
-  static constexpr bool any_load            = FirstFold::any_load && SecondFold::any_load;
-  static constexpr bool searches_first_tile = FirstFold::searches_first_tile || SecondFold::searches_first_tile;
+  using FirstFold                = TileFold<OpT1, TransformT1, InputT>;
+  using SecondFold               = TileFold<OpT2, TransformT2, InputT>;
+  static constexpr bool applies  = FirstFold::applies && SecondFold::applies;
+  static constexpr bool any_load = FirstFold::any_load && SecondFold::any_load;
+  static constexpr bool searches_first_tile =
+      applies && (FirstFold::searches_first_tile || SecondFold::searches_first_tile);
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,

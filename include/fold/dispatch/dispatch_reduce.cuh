@@ -159,7 +159,6 @@ struct DispatchReduce
   //! four (the policy's above 128 MiB); at 2^30 357.7 against 358.2 (docs/performance.md).
   static constexpr bool searches_first_tile =
       is_vectorizable_input_v<InputIteratorT> &&
-      TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::applies &&
       TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::searches_first_tile;
 
   static cudaError_t Dispatch(void* d_temp_storage,

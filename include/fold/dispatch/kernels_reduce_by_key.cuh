@@ -27,16 +27,17 @@ template <typename KeysInputIteratorT,
           typename AccumT,
           typename OffsetT>
 FOLD_KERNEL __launch_bounds__(reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>().block_threads,
-                              reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>().min_blocks) void ReduceByKeyKernel(KeysInputIteratorT keys_in,
-                                                                         UniqueOutputIteratorT unique_out,
-                                                                         ValuesInputIteratorT values_in,
-                                                                         AggregatesOutputIteratorT aggregates_out,
-                                                                         NumRunsOutputIteratorT num_runs_out,
-                                                                         EqualityOpT equal,
-                                                                         ReductionOpT op,
-                                                                         OffsetT num_items,
-                                                                         OffsetT num_tiles,
-                                                                         RunTileState<OffsetT, AccumT> state)
+                              reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>()
+                                  .min_blocks) void ReduceByKeyKernel(KeysInputIteratorT keys_in,
+                                                                      UniqueOutputIteratorT unique_out,
+                                                                      ValuesInputIteratorT values_in,
+                                                                      AggregatesOutputIteratorT aggregates_out,
+                                                                      NumRunsOutputIteratorT num_runs_out,
+                                                                      EqualityOpT equal,
+                                                                      ReductionOpT op,
+                                                                      OffsetT num_items,
+                                                                      OffsetT num_tiles,
+                                                                      RunTileState<OffsetT, AccumT> state)
 {
   begin_dependent_kernel();
   constexpr ReduceByKeyShape shape = reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>();
