@@ -127,6 +127,34 @@ TEMPLATE_TEST_CASE("All-NaN input", "[device][float-semantics]", float, double, 
   CHECK(is_nan(r.sum));
 }
 
+//! On every path, over `values` (positive numbers and zeros of both signs, no negative number): Min and ArgMin give
+//! -0.0, ArgMin at `first_negative_zero` (the first -0.0); then, the values negated, Max and ArgMax give +0.0, ArgMax
+//! at the same index (the negated -0.0 is the first +0.0).
+template <typename T>
+void check_signed_zero_extremes(std::vector<T> values, std::size_t first_negative_zero)
+{
+  for (const PathCase& c : paths)
+  {
+    INFO("Min, n " << values.size() << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);
+    const Results<T> r = reduce_all(values, c.path, c.max_grid);
+    CHECK(negative_zero(r.min));
+    CHECK(negative_zero(r.arg_min_value));
+    CHECK(r.arg_min_index == static_cast<std::int64_t>(first_negative_zero));
+  }
+  for (auto& v : values)
+  {
+    v = fold_test::from_double<T>(-fold_test::to_double(v));
+  }
+  for (const PathCase& c : paths)
+  {
+    INFO("Max, n " << values.size() << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);
+    const Results<T> r = reduce_all(values, c.path, c.max_grid);
+    CHECK(positive_zero(r.max));
+    CHECK(positive_zero(r.arg_max_value));
+    CHECK(r.arg_max_index == static_cast<std::int64_t>(first_negative_zero));
+  }
+}
+
 TEMPLATE_TEST_CASE("Signed zeros: -0.0 is below +0.0 for Min/ArgMin and Max/ArgMax, first occurrence on ties",
                    "[device][float-semantics]",
                    float,
@@ -148,28 +176,7 @@ TEMPLATE_TEST_CASE("Signed zeros: -0.0 is below +0.0 for Min/ArgMin and Max/ArgM
     values[neg_zero]       = fold_test::from_double<T>(-0.0);
     values[pos_zero_again] = fold_test::from_double<T>(0.0);
     values[neg_zero_again] = fold_test::from_double<T>(-0.0);
-    for (const PathCase& c : paths)
-    {
-      INFO("n " << n << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);
-      const Results<T> r = reduce_all(values, c.path, c.max_grid);
-      CHECK(negative_zero(r.min));
-      CHECK(negative_zero(r.arg_min_value));
-      CHECK(r.arg_min_index == static_cast<std::int64_t>(neg_zero));
-    }
-    // Negative numbers and zeros of both signs: the maximum is +0.0.
-    for (auto& v : values)
-    {
-      v = fold_test::from_double<T>(-fold_test::to_double(v));
-    }
-    for (const PathCase& c : paths)
-    {
-      INFO("n " << n << ", path " << static_cast<int>(c.path) << ", max grid " << c.max_grid);
-      const Results<T> r = reduce_all(values, c.path, c.max_grid);
-      CHECK(positive_zero(r.max));
-      CHECK(positive_zero(r.arg_max_value));
-      // After negation the +0.0s sit where the -0.0s were.
-      CHECK(r.arg_max_index == static_cast<std::int64_t>(neg_zero));
-    }
+    check_signed_zero_extremes(values, neg_zero);
   }
 }
 
@@ -187,6 +194,7 @@ TEMPLATE_TEST_CASE("Signed zeros side by side: a vector of both zeros gives -0.0
   {
     for (const bool negative_first : {true, false})
     {
+      INFO("-0.0 first " << negative_first);
       std::vector<T> values = fold_test::nonzero_numbers<T>(n, n + 3);
       for (auto& v : values)
       {
@@ -195,29 +203,7 @@ TEMPLATE_TEST_CASE("Signed zeros side by side: a vector of both zeros gives -0.0
       const std::size_t pair = n / 3 / 8 * 8; // a vector's first item, for an aligned input
       values[pair]           = fold_test::from_double<T>(negative_first ? -0.0 : 0.0);
       values[pair + 1]       = fold_test::from_double<T>(negative_first ? 0.0 : -0.0);
-      const std::size_t neg  = negative_first ? pair : pair + 1;
-      for (const PathCase& c : paths)
-      {
-        INFO("n " << n << ", -0.0 first " << negative_first << ", path " << static_cast<int>(c.path) << ", max grid "
-                  << c.max_grid);
-        const Results<T> r = reduce_all(values, c.path, c.max_grid);
-        CHECK(negative_zero(r.min));
-        CHECK(negative_zero(r.arg_min_value));
-        CHECK(r.arg_min_index == static_cast<std::int64_t>(neg));
-      }
-      for (auto& v : values)
-      {
-        v = fold_test::from_double<T>(-fold_test::to_double(v));
-      }
-      for (const PathCase& c : paths)
-      {
-        INFO("n " << n << ", +0.0 first " << negative_first << ", path " << static_cast<int>(c.path)
-                  << ", max grid " << c.max_grid);
-        const Results<T> r = reduce_all(values, c.path, c.max_grid);
-        CHECK(positive_zero(r.max));
-        CHECK(positive_zero(r.arg_max_value));
-        CHECK(r.arg_max_index == static_cast<std::int64_t>(neg)); // the negated -0.0 is the +0.0
-      }
+      check_signed_zero_extremes(values, negative_first ? pair : pair + 1);
     }
   }
 }
