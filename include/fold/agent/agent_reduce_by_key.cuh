@@ -203,7 +203,7 @@ private:
       }
     }
     // The tiles before this one, asked by warp 0 once its own walk is done (before it, warp 0's keys and values
-    // would live across the look-back and spill: 1.18-1.38x cub's time against 1.01-1.14, docs/performance.md),
+    // would live across the look-back and spill: 1.18-1.39x cub's time against 0.99-1.14, docs/performance.md),
     // while the other warps walk theirs.
     if (tile > 0 && thread < 32)
     {
