@@ -17,15 +17,15 @@
 #include <functional>
 #include <vector>
 
-#define CHECK(x)                                                                                \
-  do                                                                                            \
-  {                                                                                             \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess)                                                                      \
-    {                                                                                           \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));            \
-      std::exit(1);                                                                             \
-    }                                                                                           \
+#define CHECK(x)                                                                                                       \
+  do                                                                                                                   \
+  {                                                                                                                    \
+    cudaError_t e_ = (x);                                                                                              \
+    if (e_ != cudaSuccess)                                                                                             \
+    {                                                                                                                  \
+      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                                   \
+      std::exit(1);                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 __global__ void spin(unsigned long long ns)
@@ -64,9 +64,10 @@ int main()
   fill<<<1024, 256>>>(in, n);
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  void* temp = nullptr;
+  void* temp             = nullptr;
   std::size_t temp_bytes = 0;
-  auto grow = [&](std::size_t b) {
+  auto grow              = [&](std::size_t b)
+  {
     if (b > temp_bytes)
     {
       if (temp)
@@ -83,9 +84,11 @@ int main()
   CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, b, in, out, segments, offsets, offsets + 1, stream));
   grow(b);
   std::function<void()> calls[3] = {
-    [&] { CHECK(fold::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, offsets, offsets + 1, stream)); },
-    [&] { CHECK(fold::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, length, stream)); },
-    [&] { CHECK(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, offsets, offsets + 1, stream)); }};
+      [&]
+      { CHECK(fold::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, offsets, offsets + 1, stream)); },
+      [&] { CHECK(fold::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, length, stream)); },
+      [&]
+      { CHECK(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, offsets, offsets + 1, stream)); }};
   const char* names[3] = {"fold offsets", "fold fixed-size", "cub offsets"};
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
