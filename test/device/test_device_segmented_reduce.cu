@@ -802,33 +802,44 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
           "[device][segmented]")
 {
   // SegmentedFixedKernel reads a small segment's lane runs one vector load each where every run is lane_items
-  // items, or 2 (2 items here, 4, 8, 16, 32, 100 and 128), and the input is aligned to a run, item by item otherwise
-  // (7 and 12 items, or the input 1-3 items past the alignment; at 2 items, 2 items past is aligned again). Exact
-  // results either way: int8 sums in int32, half sums of small integers (exact in float and in half), and ArgMax over
-  // floats with ties, whose index is counted from the segment's first item, against the host.
+  // items, or 2 (2 items here, 4, 8, 16, 32, 100 and 128), and the input is aligned to a run. Otherwise (7 and 12
+  // items, or the input off a run's alignment) SegmentedFixedTileKernel stages tiles of whole segments with 16-byte
+  // vector loads, and the items of a partial first and last vector one at a time: the input 0-15 items past the
+  // alignment, and each tile starting elsewhere in its 16 bytes again. Exact results either way: int8 sums in int32,
+  // uint64 sums (two items a vector), half sums of small integers (exact in float and in half), and ArgMax over floats
+  // with ties, whose index is counted from the segment's first item, against the host.
   for (std::int64_t size : {2, 4, 7, 8, 12, 16, 32, 100, 128})
   {
     const std::int64_t count = 30000 / size + 3;
     const auto n             = static_cast<std::size_t>(count * size);
-    const auto bytes         = fold_test::random_values<std::int8_t>(n + 3, 300 + size, fold_test::Values::full_range);
-    const auto halves        = fold_test::random_values<__half>(n + 3, 400 + size, fold_test::Values::small);
-    const auto floats        = fold_test::random_values<float>(n + 3, 500 + size, fold_test::Values::few);
+    const auto bytes         = fold_test::random_values<std::int8_t>(n + 15, 300 + size, fold_test::Values::full_range);
+    const auto longs  = fold_test::random_values<std::uint64_t>(n + 15, 600 + size, fold_test::Values::full_range);
+    const auto halves = fold_test::random_values<__half>(n + 15, 400 + size, fold_test::Values::small);
+    const auto floats = fold_test::random_values<float>(n + 15, 500 + size, fold_test::Values::few);
     fold_test::DeviceBuffer<std::int8_t> d_bytes(bytes);
+    fold_test::DeviceBuffer<std::uint64_t> d_longs(longs);
     fold_test::DeviceBuffer<__half> d_halves(halves);
     fold_test::DeviceBuffer<float> d_floats(floats);
     fold_test::DeviceBuffer<std::int32_t> d_byte_sums(count);
+    fold_test::DeviceBuffer<std::uint64_t> d_long_sums(count);
     fold_test::DeviceBuffer<__half> d_half_sums(count);
     fold_test::DeviceBuffer<fold::KeyValuePair<int, float>> d_arg(count);
-    for (int lead = 0; lead < 4; ++lead)
+    for (int lead : {0, 1, 2, 3, 5, 9, 15})
     {
       INFO("size " << size << ", input " << lead << " items past the alignment");
       d_byte_sums.poison();
+      d_long_sums.poison();
       d_half_sums.poison();
       d_arg.poison();
       fold_test::two_call(
           [&](void* temp, std::size_t& bytes_needed) {
             return fold::DeviceSegmentedReduce::Sum(
                 temp, bytes_needed, d_bytes.get() + lead, d_byte_sums.get(), count, size);
+          });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes_needed) {
+            return fold::DeviceSegmentedReduce::Sum(
+                temp, bytes_needed, d_longs.get() + lead, d_long_sums.get(), count, size);
           });
       fold_test::two_call(
           [&](void* temp, std::size_t& bytes_needed)
@@ -842,17 +853,20 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
                 temp, bytes_needed, d_floats.get() + lead, d_arg.get(), count, size);
           });
       const auto byte_sums = d_byte_sums.to_host();
+      const auto long_sums = d_long_sums.to_host();
       const auto half_sums = d_half_sums.to_host();
       const auto arg       = d_arg.to_host();
       for (std::int64_t i = 0; i < count; ++i)
       {
         std::int32_t byte_sum   = 0;
+        std::uint64_t long_sum  = 0;
         double half_sum         = 0;
         int best                = 0;
         const std::size_t first = static_cast<std::size_t>(lead + i * size);
         for (std::int64_t j = 0; j < size; ++j)
         {
           byte_sum += bytes[first + static_cast<std::size_t>(j)];
+          long_sum += longs[first + static_cast<std::size_t>(j)];
           half_sum += fold_test::to_double(halves[first + static_cast<std::size_t>(j)]);
           if (floats[first + static_cast<std::size_t>(j)] > floats[first + static_cast<std::size_t>(best)])
           {
@@ -861,6 +875,7 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
         }
         INFO("segment " << i);
         REQUIRE(byte_sums[static_cast<std::size_t>(i)] == byte_sum);
+        REQUIRE(long_sums[static_cast<std::size_t>(i)] == long_sum);
         REQUIRE(fold_test::to_double(half_sums[static_cast<std::size_t>(i)]) == half_sum);
         REQUIRE(arg[static_cast<std::size_t>(i)].key == best);
         REQUIRE(fold_test::same_bits(arg[static_cast<std::size_t>(i)].value,

@@ -108,7 +108,8 @@ struct DispatchSegmentedReduce
 
   //! Fixed-size segments: nothing to classify or list, so neither the warp kernel nor the state it shares with the
   //! block kernel. Up to `warp_max` items `SegmentedFixedKernel` alone, a grid of at most 32 blocks per SM (a few
-  //! waves; its `VectorRun` instantiations where `fixed_vector_run` names one); longer ones
+  //! waves; its `VectorRun` instantiations where `fixed_vector_run` names one), except small segments from a raw
+  //! pointer whose runs are not whole and aligned, which `SegmentedFixedTileKernel` stages in tiles; longer ones
   //! `SegmentedFixedUnitsKernel`, a block per block segment or per unit of a large one, then for large ones
   //! `SegmentedFixedPartialsKernel`. The temporary storage holds the large segments' unit partials, and is otherwise
   //! the one byte every size query gets.
@@ -158,10 +159,38 @@ struct DispatchSegmentedReduce
                         hooks,
                         stream);
     }
-    const std::int64_t per_block  = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
-    const std::int64_t needed     = num_segments / per_block + (num_segments % per_block != 0);
     const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
-    auto go                       = [&](auto kernel)
+    if constexpr (is_vectorizable_input_v<InputIteratorT>)
+    {
+      if (length > 0 && length <= classes.small_max && fixed_vector_run(classes, in, length) == 0)
+      {
+        const std::int64_t per_tile =
+            fixed_tile_segments<value_t<InputIteratorT>>(classes, shape.block_threads, length);
+        const std::int64_t tiles = num_segments / per_tile + (num_segments % per_tile != 0);
+        return launch(SegmentedFixedTileKernel<InputIteratorT,
+                                               OutputIteratorT,
+                                               OffsetT,
+                                               ReductionOpT,
+                                               InitT,
+                                               AccumT,
+                                               TransformOpT,
+                                               TuningT>,
+                      static_cast<int>(tiles < max_blocks ? tiles : max_blocks),
+                      shape.block_threads,
+                      stream,
+                      may_overlap(facts.arch, hooks),
+                      in,
+                      out,
+                      num_segments,
+                      size,
+                      op,
+                      init,
+                      transform);
+      }
+    }
+    const std::int64_t per_block = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
+    const std::int64_t needed    = num_segments / per_block + (num_segments % per_block != 0);
+    auto go                      = [&](auto kernel)
     {
       return launch(kernel,
                     static_cast<int>(needed < max_blocks ? needed : max_blocks),

@@ -11,7 +11,9 @@
 //!   rest: a list of the longer warp-sized ones (those past its end it reduces too), the index range of block and
 //!   large segments, and a list of the large ones with where their units start.
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
-//!   without offsets or classes (each lane run one vector load where the runs are whole and aligned). Longer
+//!   without offsets or classes (each lane run one vector load where the runs are whole and aligned). Small ones
+//!   whose runs are not, from a raw pointer, take `SegmentedFixedTileKernel`: a tile of whole segments staged in
+//!   shared memory with vector loads, then the same runs and groups read from there. Longer
 //!   fixed-size segments take `SegmentedFixedUnitsKernel` (a block per block segment or per unit of a large one)
 //!   and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
 //! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
@@ -24,6 +26,7 @@
 #pragma once
 
 #include <fold/agent/agent_segmented_reduce.cuh>
+#include <fold/block/block_stage.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/arch.cuh>
@@ -617,6 +620,103 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
         store_segment(out, segment, init.finalize(op, total));
       }
     }
+  }
+}
+
+//! Bytes of shared memory `SegmentedFixedTileKernel` stages a tile in: 16 KB, 4 vectors of 16 bytes a thread of
+//! 256. A tile's items fill it less one vector, the most its first item can lie past a 16-byte boundary.
+inline constexpr int fixed_tile_bytes = 16384;
+
+//! Segments of `length` items (1 to `small_max`) one tile of `SegmentedFixedTileKernel` holds: whole rounds of
+//! `block_threads / lanes(length)` segments (one lane group per segment, every thread in one), as many as fit in
+//! a tile of `T`s less a vector.
+template <typename T>
+FOLD_HOST_DEVICE constexpr std::int64_t
+fixed_tile_segments(const SegmentClasses& classes, int block_threads, std::uint64_t length)
+{
+  const std::int64_t per_round = block_threads / classes.lanes(length);
+  const std::int64_t room      = fixed_tile_bytes / static_cast<std::int64_t>(sizeof(T)) - stage_vector_items<T>;
+  return per_round * (room / (per_round * static_cast<std::int64_t>(length)));
+}
+
+//! Small fixed-size segments (1 to `small_max` items) from a raw pointer to a primitive type, where the lane runs
+//! are not whole and aligned (`fixed_vector_run` is 0: a run of 1 or 3 items, or of 4 that do not divide the
+//! length, as at 1, 3, 5-7, 9-15 or 33 items; or an input off the run's alignment). A block stages a tile of
+//! consecutive whole segments in shared memory
+//! (`block_stage_items`: 16-byte vector loads, whatever the length and the alignment), then each segment's group of
+//! `lanes(size)` lanes folds its lane runs from there and reduces them with `reduce_lane_groups`:
+//! `SegmentedFixedKernel`'s trees (`SegmentedWarpKernel`'s), so the same bits; a one-item segment is its item,
+//! transformed and finalised. Where the runs are whole and aligned, `SegmentedFixedKernel`'s vector loads straight
+//! to registers were faster (docs/performance.md, "Small fixed-size segments: staged where no vector runs apply").
+template <typename InputIteratorT,
+          typename OutputIteratorT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename InitT,
+          typename AccumT,
+          typename TransformOpT,
+          typename TuningT>
+FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedTileKernel(
+    InputIteratorT in,
+    OutputIteratorT out,
+    std::int64_t num_segments,
+    std::int64_t size,
+    ReductionOpT op,
+    InitT init,
+    TransformOpT transform)
+{
+  begin_dependent_kernel();
+  using T      = value_t<InputIteratorT>;
+  using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+  constexpr SegmentClasses sizes = Agents::classes;
+  constexpr int block_threads    = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
+  constexpr int tile_vectors     = fixed_tile_bytes / 16;
+  static_assert(tile_vectors % block_threads == 0, "SegmentedFixedTileKernel: a tile is whole vectors per thread");
+  __shared__ ItemSlot<T, stage_vector_items<T>> tile[tile_vectors];
+
+  const int tid                                        = static_cast<int>(threadIdx.x);
+  const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
+  const int items                                      = static_cast<int>(size);
+  const int width                                      = sizes.lanes(static_cast<std::uint64_t>(size));
+  const int run                                        = (items + width - 1) / width;
+  const int valid                                      = (items + run - 1) / run;
+  const int rank                                       = tid % width;
+  const int first                                      = rank * run < items ? rank * run : items;
+  const int last                                       = first + run < items ? first + run : items;
+  const int per_round                                  = block_threads / width;
+  const std::int64_t per_tile = fixed_tile_segments<T>(sizes, block_threads, static_cast<std::uint64_t>(size));
+  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_tile; origin < num_segments;
+       origin += static_cast<std::int64_t>(gridDim.x) * per_tile)
+  {
+    const int segments = static_cast<int>(num_segments - origin < per_tile ? num_segments - origin : per_tile);
+    const T* from      = in + origin * size;
+    block_stage_items<block_threads, tile_vectors / block_threads>(tile[0].items, from, segments * items);
+    const T* staged = tile[0].items + stage_lead(from);
+    __syncthreads();
+    if (items == 1) // each segment its item, transformed and finalised: no lane runs or groups
+    {
+      for (int local = tid; local < segments; local += block_threads)
+      {
+        store_segment(
+            out, origin + local, init.finalize(op, static_cast<AccumT>(transform(staged[local], OffsetT{0}))));
+      }
+      __syncthreads(); // the tile is staged again
+      continue;
+    }
+    // Rounds are block-uniform, as the lane groups' shuffles need every lane.
+    for (int round = 0; round * per_round < segments; ++round)
+    {
+      const int local        = round * per_round + tid / width;
+      const bool present     = local < segments;
+      const AccumT aggregate = fold_run<sizes.lane_items, AccumT, OffsetT>(
+          staged + (present ? local * items : 0), present ? first : 0, present ? last : 0, thread_op, transform);
+      const AccumT total = reduce_lane_groups(aggregate, op, width, valid);
+      if (present && rank == 0)
+      {
+        store_segment(out, origin + local, init.finalize(op, total));
+      }
+    }
+    __syncthreads(); // the tile is staged again
   }
 }
 
