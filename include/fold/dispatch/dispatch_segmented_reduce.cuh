@@ -164,28 +164,32 @@ struct DispatchSegmentedReduce
     {
       if (length > 0 && length <= classes.small_max && fixed_vector_run(classes, in, length) == 0)
       {
-        const std::int64_t per_tile =
-            fixed_tile_segments<value_t<InputIteratorT>>(classes, shape.block_threads, length);
-        const std::int64_t tiles = num_segments / per_tile + (num_segments % per_tile != 0);
-        return launch(SegmentedFixedTileKernel<InputIteratorT,
-                                               OutputIteratorT,
-                                               OffsetT,
-                                               ReductionOpT,
-                                               InitT,
-                                               AccumT,
-                                               TransformOpT,
-                                               TuningT>,
-                      static_cast<int>(tiles < max_blocks ? tiles : max_blocks),
-                      shape.block_threads,
-                      stream,
-                      may_overlap(facts.arch, hooks),
-                      in,
-                      out,
-                      num_segments,
-                      size,
-                      op,
-                      init,
-                      transform);
+        const std::int64_t per_tile = fixed_tile_segments<value_t<InputIteratorT>>(length);
+        const std::int64_t tiles    = num_segments / per_tile + (num_segments % per_tile != 0);
+        auto go_tiles               = [&](auto one_item)
+        {
+          return launch(SegmentedFixedTileKernel<InputIteratorT,
+                                                 OutputIteratorT,
+                                                 OffsetT,
+                                                 ReductionOpT,
+                                                 InitT,
+                                                 AccumT,
+                                                 TransformOpT,
+                                                 TuningT,
+                                                 decltype(one_item)::value>,
+                        static_cast<int>(tiles < max_blocks ? tiles : max_blocks),
+                        shape.block_threads,
+                        stream,
+                        may_overlap(facts.arch, hooks),
+                        in,
+                        out,
+                        num_segments,
+                        size,
+                        op,
+                        init,
+                        transform);
+        };
+        return length == 1 ? go_tiles(std::true_type{}) : go_tiles(std::false_type{});
       }
     }
     const std::int64_t per_block = fixed_block_segments<AccumT>(classes, shape.block_threads, length);

@@ -13,9 +13,9 @@
 //! - `SegmentedFixedKernel` takes fixed-size segments of at most `warp_max` items instead: the same trees,
 //!   without offsets or classes (each lane run one vector load where the runs are whole and aligned). Small ones
 //!   whose runs are not, from a raw pointer, take `SegmentedFixedTileKernel`: a tile of whole segments staged in
-//!   shared memory with vector loads, then the same runs and groups read from there. Longer
-//!   fixed-size segments take `SegmentedFixedUnitsKernel` (a block per block segment or per unit of a large one)
-//!   and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
+//!   shared memory with vector loads, then each segment's runs folded and merged along the same tree by one thread.
+//!   Longer fixed-size segments take `SegmentedFixedUnitsKernel` (a block per block segment or per unit of a large
+//!   one) and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
 //! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
 //!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
 //!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
@@ -627,27 +627,30 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 //! 256. A tile's items fill it less one vector, the most its first item can lie past a 16-byte boundary.
 inline constexpr int fixed_tile_bytes = 16384;
 
-//! Segments of `length` items (1 to `small_max`) one tile of `SegmentedFixedTileKernel` holds: whole rounds of
-//! `block_threads / lanes(length)` segments (one lane group per segment, every thread in one), as many as fit in
-//! a tile of `T`s less a vector.
+//! Segments of `length` items (1 to `small_max`) one tile of `SegmentedFixedTileKernel` holds: as many as fit in
+//! a tile of `T`s less a vector; where that is 512 or more, a multiple of 64, so that each tile's results start on a
+//! 128-byte line (results of 2 bytes or more) and a warp's stores fill whole lines: at one item a segment, tiles of
+//! 4092 floats wrote across lines and took 1.03-1.07x the time of 3840.
 template <typename T>
-FOLD_HOST_DEVICE constexpr std::int64_t
-fixed_tile_segments(const SegmentClasses& classes, int block_threads, std::uint64_t length)
+FOLD_HOST_DEVICE constexpr std::int64_t fixed_tile_segments(std::uint64_t length)
 {
-  const std::int64_t per_round = block_threads / classes.lanes(length);
-  const std::int64_t room      = fixed_tile_bytes / static_cast<std::int64_t>(sizeof(T)) - stage_vector_items<T>;
-  return per_round * (room / (per_round * static_cast<std::int64_t>(length)));
+  const std::int64_t fit = (fixed_tile_bytes / static_cast<std::int64_t>(sizeof(T)) - stage_vector_items<T>) /
+                           static_cast<std::int64_t>(length);
+  return fit >= 512 ? fit / 64 * 64 : fit;
 }
 
 //! Small fixed-size segments (1 to `small_max` items) from a raw pointer to a primitive type, where the lane runs
 //! are not whole and aligned (`fixed_vector_run` is 0: a run of 1 or 3 items, or of 4 that do not divide the
 //! length, as at 1, 3, 5-7, 9-15 or 33 items; or an input off the run's alignment). A block stages a tile of
 //! consecutive whole segments in shared memory
-//! (`block_stage_items`: 16-byte vector loads, whatever the length and the alignment), then each segment's group of
-//! `lanes(size)` lanes folds its lane runs from there and reduces them with `reduce_lane_groups`:
-//! `SegmentedFixedKernel`'s trees (`SegmentedWarpKernel`'s), so the same bits; a one-item segment is its item,
-//! transformed and finalised. Where the runs are whole and aligned, `SegmentedFixedKernel`'s vector loads straight
-//! to registers were faster (docs/performance.md, "Small fixed-size segments: staged where no vector runs apply").
+//! (`block_stage_items`: 16-byte vector loads, whatever the length and the alignment), then a thread takes each
+//! segment: it folds the segment's lane runs from there one after another and merges them along the tree
+//! `reduce_lane_groups` gives a group of `lanes(size)` lanes, so `SegmentedFixedKernel`'s trees
+//! (`SegmentedWarpKernel`'s) and the same bits, without the group's idle lanes and shuffles. At most 48 registers
+//! (64 for 8-byte accumulators): unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its
+//! own, at its own registers): each segment is its item, transformed and finalised. Where the runs are whole and
+//! aligned, `SegmentedFixedKernel`'s vector loads straight to registers were faster (docs/performance.md, "Small
+//! fixed-size segments: staged where no vector runs apply").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
@@ -655,15 +658,18 @@ template <typename InputIteratorT,
           typename InitT,
           typename AccumT,
           typename TransformOpT,
-          typename TuningT>
-FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedTileKernel(
-    InputIteratorT in,
-    OutputIteratorT out,
-    std::int64_t num_segments,
-    std::int64_t size,
-    ReductionOpT op,
-    InitT init,
-    TransformOpT transform)
+          typename TuningT,
+          bool OneItem>
+FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
+                              OneItem               ? 1
+                              : sizeof(AccumT) <= 4 ? 5
+                                                    : 4) void SegmentedFixedTileKernel(InputIteratorT in,
+                                                                                       OutputIteratorT out,
+                                                                                       std::int64_t num_segments,
+                                                                                       std::int64_t size,
+                                                                                       ReductionOpT op,
+                                                                                       InitT init,
+                                                                                       TransformOpT transform)
 {
   begin_dependent_kernel();
   using T      = value_t<InputIteratorT>;
@@ -678,13 +684,9 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
   const int items                                      = static_cast<int>(size);
   const int width                                      = sizes.lanes(static_cast<std::uint64_t>(size));
-  const int run                                        = (items + width - 1) / width;
-  const int valid                                      = (items + run - 1) / run;
-  const int rank                                       = tid % width;
-  const int first                                      = rank * run < items ? rank * run : items;
-  const int last                                       = first + run < items ? first + run : items;
-  const int per_round                                  = block_threads / width;
-  const std::int64_t per_tile = fixed_tile_segments<T>(sizes, block_threads, static_cast<std::uint64_t>(size));
+  const int run                                        = (items + width - 1) / width; // items a lane run
+  const int valid                                      = (items + run - 1) / run;     // lane runs
+  const std::int64_t per_tile                          = fixed_tile_segments<T>(static_cast<std::uint64_t>(size));
   for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_tile; origin < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_tile)
   {
@@ -693,26 +695,53 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
     block_stage_items<block_threads, tile_vectors / block_threads>(tile[0].items, from, segments * items);
     const T* staged = tile[0].items + stage_lead(from);
     __syncthreads();
-    if (items == 1) // each segment its item, transformed and finalised: no lane runs or groups
+    if constexpr (OneItem) // each segment its item, transformed and finalised
     {
       for (int local = tid; local < segments; local += block_threads)
       {
         store_segment(
             out, origin + local, init.finalize(op, static_cast<AccumT>(transform(staged[local], OffsetT{0}))));
       }
-      __syncthreads(); // the tile is staged again
-      continue;
     }
-    // Rounds are block-uniform, as the lane groups' shuffles need every lane.
-    for (int round = 0; round * per_round < segments; ++round)
+    else
     {
-      const int local        = round * per_round + tid / width;
-      const bool present     = local < segments;
-      const AccumT aggregate = fold_run<sizes.lane_items, AccumT, OffsetT>(
-          staged + (present ? local * items : 0), present ? first : 0, present ? last : 0, thread_op, transform);
-      const AccumT total = reduce_lane_groups(aggregate, op, width, valid);
-      if (present && rank == 0)
+      // A thread per segment: its lane runs folded one after another and merged along `reduce_lane_groups`' tree
+      // (runs `2k` and `2k + 1`, then pairs of those, ...; the last run alone where it has no partner). `pending[l]`
+      // holds the finished subtree of `2^l` runs waiting for its right partner: after `n` runs, those `l` whose bit is
+      // set in `n`, so every index below is known at compile time once the loop over runs is unrolled.
+      for (int local = tid; local < segments; local += block_threads)
       {
+        const T* segment_items = staged + local * items;
+        AccumT pending[6]; // subtrees of 1, 2, 4, ... 32 runs
+#pragma unroll
+        for (int r = 0; r < 32; ++r)
+        {
+          if (r >= valid)
+          {
+            break;
+          }
+          const int from_item = r * run;
+          AccumT carry        = fold_run<sizes.lane_items, AccumT, OffsetT>(
+              segment_items, from_item, from_item + run < items ? from_item + run : items, thread_op, transform);
+          int level = 0; // r's trailing ones: the subtrees it completes
+#pragma unroll
+          for (; level < 5 && ((r >> level) & 1) != 0; ++level)
+          {
+            carry = op(pending[level], carry);
+          }
+          pending[level] = carry;
+        }
+        bool first_level = true;
+        AccumT total{};
+#pragma unroll
+        for (int l = 0; l < 6; ++l)
+        {
+          if (((valid >> l) & 1) != 0)
+          {
+            total       = first_level ? pending[l] : op(pending[l], total);
+            first_level = false;
+          }
+        }
         store_segment(out, origin + local, init.finalize(op, total));
       }
     }
