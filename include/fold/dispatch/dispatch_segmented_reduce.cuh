@@ -160,44 +160,10 @@ struct DispatchSegmentedReduce
                         stream);
     }
     const std::int64_t max_blocks = static_cast<std::int64_t>(facts.sms) * 32;
-    if constexpr (is_vectorizable_input_v<InputIteratorT>)
-    {
-      if (length > 0 && length <= classes.small_max && fixed_vector_run(classes, in, length) == 0)
-      {
-        const std::int64_t per_tile = fixed_tile_segments<value_t<InputIteratorT>>(length);
-        const std::int64_t tiles    = num_segments / per_tile + (num_segments % per_tile != 0);
-        auto go_tiles               = [&](auto one_item)
-        {
-          return launch(SegmentedFixedTileKernel<InputIteratorT,
-                                                 OutputIteratorT,
-                                                 OffsetT,
-                                                 ReductionOpT,
-                                                 InitT,
-                                                 AccumT,
-                                                 TransformOpT,
-                                                 TuningT,
-                                                 decltype(one_item)::value>,
-                        static_cast<int>(tiles < max_blocks ? tiles : max_blocks),
-                        shape.block_threads,
-                        stream,
-                        may_overlap(facts.arch, hooks),
-                        in,
-                        out,
-                        num_segments,
-                        size,
-                        op,
-                        init,
-                        transform);
-        };
-        return length == 1 ? go_tiles(std::true_type{}) : go_tiles(std::false_type{});
-      }
-    }
-    const std::int64_t per_block = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
-    const std::int64_t needed    = num_segments / per_block + (num_segments % per_block != 0);
-    auto go                      = [&](auto kernel)
+    auto go                       = [&](auto kernel, std::int64_t blocks)
     {
       return launch(kernel,
-                    static_cast<int>(needed < max_blocks ? needed : max_blocks),
+                    static_cast<int>(blocks < max_blocks ? blocks : max_blocks),
                     shape.block_threads,
                     stream,
                     may_overlap(facts.arch, hooks),
@@ -209,7 +175,30 @@ struct DispatchSegmentedReduce
                     init,
                     transform);
     };
-    auto kernel = [](auto vector_run)
+    if constexpr (is_vectorizable_input_v<InputIteratorT>)
+    {
+      if (length > 0 && length <= classes.small_max && fixed_vector_run(classes, in, length) == 0)
+      {
+        const std::int64_t per_tile = fixed_tile_segments<value_t<InputIteratorT>>(length);
+        const std::int64_t tiles    = num_segments / per_tile + (num_segments % per_tile != 0);
+        auto tile_kernel            = [](auto one_item)
+        {
+          return SegmentedFixedTileKernel<InputIteratorT,
+                                          OutputIteratorT,
+                                          OffsetT,
+                                          ReductionOpT,
+                                          InitT,
+                                          AccumT,
+                                          TransformOpT,
+                                          TuningT,
+                                          decltype(one_item)::value>;
+        };
+        return length == 1 ? go(tile_kernel(std::true_type{}), tiles) : go(tile_kernel(std::false_type{}), tiles);
+      }
+    }
+    const std::int64_t per_block = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
+    const std::int64_t needed    = num_segments / per_block + (num_segments % per_block != 0);
+    auto kernel                  = [](auto vector_run)
     {
       return SegmentedFixedKernel<InputIteratorT,
                                   OutputIteratorT,
@@ -229,14 +218,14 @@ struct DispatchSegmentedReduce
       switch (fixed_vector_run(classes, in, length))
       {
       case lane_items:
-        return go(kernel(std::integral_constant<int, lane_items>{}));
+        return go(kernel(std::integral_constant<int, lane_items>{}), needed);
       case 2:
-        return go(kernel(std::integral_constant<int, 2>{}));
+        return go(kernel(std::integral_constant<int, 2>{}), needed);
       default:
         break;
       }
     }
-    return go(kernel(std::integral_constant<int, 0>{}));
+    return go(kernel(std::integral_constant<int, 0>{}), needed);
   }
 
   //! `fixed`'s segments longer than `warp_max` items, in `units` units of `unit_items` each (one for a block segment).
