@@ -415,6 +415,18 @@ def segmented_summary(rows, torch, w):
     w("fold slower than torch (the faster of segment_reduce and the dense form): %d of %d cases%s\n" % (
         len(behind), len(timed),
         (": " + ", ".join("%s %.3f" % (r["name"], r["fold_us"] / t) for r, t in behind)) if behind else ""))
+    # torch's dense form reshapes fixed-length rows, which is what fold's fixed-size overload reads: the pair that
+    # compares like with like (the line above sets fold's path through offsets beside it).
+    sized = [(r, (torch.get(r["name"][: -len("/sized")]) or {}).get("dense_us")) for r in rows
+             if r["kind"] == "segmented" and r["variant"] == "sized"]
+    sized = [(r, t) for r, t in sized if t]
+    if sized:
+        ratios = sorted(r["fold_us"] / t for r, t in sized)
+        behind = sorted(((r, t) for r, t in sized if r["fold_us"] > t), key=lambda p: -p[0]["fold_us"] / p[1])
+        w("fold's fixed-size overload against torch's dense form of the same rows: fold/torch %.3f-%.3f, slower in %d "
+          "of %d cases%s\n" % (ratios[0], ratios[-1], len(behind), len(sized),
+                               (": " + ", ".join("%s %.3f" % (r["name"], r["fold_us"] / t) for r, t in behind))
+                               if behind else ""))
 
 
 def segmented(src):
