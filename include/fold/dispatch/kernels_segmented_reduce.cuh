@@ -630,7 +630,7 @@ inline constexpr int fixed_tile_bytes = 16384;
 //! Segments of `length` items (1 to `small_max`) one tile of `SegmentedFixedTileKernel` holds: as many as fit in
 //! a tile of `T`s less a vector; where that is 512 or more, a multiple of 64, so that each tile's results start on a
 //! 128-byte line (results of 2 bytes or more) and a warp's stores fill whole lines: at one item a segment, tiles of
-//! 4092 floats wrote across lines and took 1.03-1.07x the time of 3840.
+//! 4092 floats wrote across lines and took 1.00-1.07x the time of 3840.
 template <typename T>
 FOLD_HOST_DEVICE constexpr std::int64_t fixed_tile_segments(std::uint64_t length)
 {
@@ -642,15 +642,14 @@ FOLD_HOST_DEVICE constexpr std::int64_t fixed_tile_segments(std::uint64_t length
 //! Small fixed-size segments (1 to `small_max` items) from a raw pointer to a primitive type, where the lane runs
 //! are not whole and aligned (`fixed_vector_run` is 0: a run of 1 or 3 items, or of 4 that do not divide the
 //! length, as at 1, 3, 5-7, 9-15 or 33 items; or an input off the run's alignment). A block stages a tile of
-//! consecutive whole segments in shared memory
-//! (`block_stage_items`: 16-byte vector loads, whatever the length and the alignment), then a thread takes each
-//! segment: it folds the segment's lane runs from there one after another and merges them along the tree
-//! `reduce_lane_groups` gives a group of `lanes(size)` lanes, so `SegmentedFixedKernel`'s trees
-//! (`SegmentedWarpKernel`'s) and the same bits, without the group's idle lanes and shuffles. At most 48 registers
-//! (64 for 8-byte accumulators): unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its
-//! own, at its own registers): each segment is its item, transformed and finalised. Where the runs are whole and
-//! aligned, `SegmentedFixedKernel`'s vector loads straight to registers were faster (docs/performance.md, "Small
-//! fixed-size segments: staged where no vector runs apply").
+//! consecutive whole segments in shared memory (`block_stage_items`: 16-byte vector loads, whatever the length and
+//! the alignment), then a thread takes each segment: it folds the segment's lane runs from there one after another
+//! and merges them along the tree `reduce_lane_groups` gives a group of `lanes(size)` lanes, so
+//! `SegmentedFixedKernel`'s trees (`SegmentedWarpKernel`'s) and the same bits, without the group's idle lanes and
+//! shuffles. At most 48 registers (64 for 8-byte accumulators): unbounded, the unrolled runs took up to 128.
+//! `OneItem` (an instantiation of its own, at its own registers): each segment is its item, transformed and
+//! finalised. Where the runs are whole and aligned, `SegmentedFixedKernel`'s vector loads straight to registers were
+//! faster (docs/performance.md, "Small fixed-size segments: staged where no vector runs apply").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
