@@ -222,5 +222,54 @@ fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformO
   }
 }
 
+//! The whole segment of `items` items at `in`, in one thread: its `valid` lane runs of `run` items (the last one
+//! shorter), each folded by `fold_run`, merged along the tree `reduce_lane_groups` gives a group of lanes (runs `2k`
+//! and `2k + 1`, then pairs of those, ...; the last run alone where it has no partner), so the same value as the
+//! group's, without its lanes and shuffles. `pending[l]` holds the finished subtree of `2^l` runs waiting for its
+//! right partner: after `n` runs, those `l` whose bit is set in `n`, so every index is known at compile time once the
+//! loop over runs is unrolled (unbounded, that took up to 128 registers: bound its kernel's).
+template <int LaneItems,
+          typename AccumT,
+          typename OffsetT,
+          typename InputIteratorT,
+          typename ThreadOpT,
+          typename ReductionOpT,
+          typename TransformOpT>
+FOLD_DEVICE FOLD_FORCEINLINE AccumT fold_runs_in_tree(
+    InputIteratorT in, int items, int run, int valid, ThreadOpT thread_op, ReductionOpT op, TransformOpT transform)
+{
+  AccumT pending[6]; // subtrees of 1, 2, 4, ... 32 runs
+#pragma unroll
+  for (int r = 0; r < 32; ++r)
+  {
+    if (r >= valid)
+    {
+      break;
+    }
+    const int from_item = r * run;
+    AccumT carry        = fold_run<LaneItems, AccumT, OffsetT>(
+        in, from_item, from_item + run < items ? from_item + run : items, thread_op, transform);
+    int level = 0; // r's trailing ones: the subtrees it completes
+#pragma unroll
+    for (; level < 5 && ((r >> level) & 1) != 0; ++level)
+    {
+      carry = op(pending[level], carry);
+    }
+    pending[level] = carry;
+  }
+  bool first_level = true;
+  AccumT total{};
+#pragma unroll
+  for (int l = 0; l < 6; ++l)
+  {
+    if (((valid >> l) & 1) != 0)
+    {
+      total       = first_level ? pending[l] : op(pending[l], total);
+      first_level = false;
+    }
+  }
+  return total;
+}
+
 } // namespace detail
 FOLD_NAMESPACE_END

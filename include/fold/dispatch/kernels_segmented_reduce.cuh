@@ -704,43 +704,11 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     }
     else
     {
-      // A thread per segment: its lane runs folded one after another and merged along `reduce_lane_groups`' tree
-      // (runs `2k` and `2k + 1`, then pairs of those, ...; the last run alone where it has no partner). `pending[l]`
-      // holds the finished subtree of `2^l` runs waiting for its right partner: after `n` runs, those `l` whose bit is
-      // set in `n`, so every index below is known at compile time once the loop over runs is unrolled.
+      // A thread per segment, its lane runs along the lane groups' tree (`fold_runs_in_tree`).
       for (int local = tid; local < segments; local += block_threads)
       {
-        const T* segment_items = staged + local * items;
-        AccumT pending[6]; // subtrees of 1, 2, 4, ... 32 runs
-#pragma unroll
-        for (int r = 0; r < 32; ++r)
-        {
-          if (r >= valid)
-          {
-            break;
-          }
-          const int from_item = r * run;
-          AccumT carry        = fold_run<sizes.lane_items, AccumT, OffsetT>(
-              segment_items, from_item, from_item + run < items ? from_item + run : items, thread_op, transform);
-          int level = 0; // r's trailing ones: the subtrees it completes
-#pragma unroll
-          for (; level < 5 && ((r >> level) & 1) != 0; ++level)
-          {
-            carry = op(pending[level], carry);
-          }
-          pending[level] = carry;
-        }
-        bool first_level = true;
-        AccumT total{};
-#pragma unroll
-        for (int l = 0; l < 6; ++l)
-        {
-          if (((valid >> l) & 1) != 0)
-          {
-            total       = first_level ? pending[l] : op(pending[l], total);
-            first_level = false;
-          }
-        }
+        const AccumT total = fold_runs_in_tree<sizes.lane_items, AccumT, OffsetT>(
+            staged + local * items, items, run, valid, thread_op, op, transform);
         store_segment(out, origin + local, init.finalize(op, total));
       }
     }
