@@ -196,20 +196,25 @@ struct DispatchSegmentedReduce
         return length == 1 ? go(tile_kernel(std::true_type{}), tiles) : go(tile_kernel(std::false_type{}), tiles);
       }
     }
-    const std::int64_t per_block = fixed_block_segments<AccumT>(classes, shape.block_threads, length);
-    const std::int64_t needed    = num_segments / per_block + (num_segments % per_block != 0);
-    auto kernel                  = [](auto vector_run)
+    // `SegmentedFixedKernel` with vector runs of `VectorRun` items, `LaneRuns` of them a thread: its grid from the
+    // segments a block takes per step.
+    auto fixed_kernel = [&](auto vector_run, auto lane_runs)
     {
-      return SegmentedFixedKernel<InputIteratorT,
-                                  OutputIteratorT,
-                                  OffsetT,
-                                  ReductionOpT,
-                                  InitT,
-                                  AccumT,
-                                  TransformOpT,
-                                  TuningT,
-                                  decltype(vector_run)::value>;
+      constexpr int runs           = decltype(lane_runs)::value;
+      const std::int64_t per_block = fixed_block_segments<AccumT, runs>(classes, shape.block_threads, length);
+      return go(SegmentedFixedKernel<InputIteratorT,
+                                     OutputIteratorT,
+                                     OffsetT,
+                                     ReductionOpT,
+                                     InitT,
+                                     AccumT,
+                                     TransformOpT,
+                                     TuningT,
+                                     decltype(vector_run)::value,
+                                     runs>,
+                num_segments / per_block + (num_segments % per_block != 0));
     };
+    using one_run = std::integral_constant<int, 1>;
     if constexpr (is_vectorizable_input_v<InputIteratorT>)
     {
       constexpr int lane_items = segmented_policy().lane_items;
@@ -218,14 +223,16 @@ struct DispatchSegmentedReduce
       switch (fixed_vector_run(classes, in, length))
       {
       case lane_items:
-        return go(kernel(std::integral_constant<int, lane_items>{}), needed);
+        return fixed_lane_runs(classes, length, lane_items) == 4
+                   ? fixed_kernel(std::integral_constant<int, lane_items>{}, std::integral_constant<int, 4>{})
+                   : fixed_kernel(std::integral_constant<int, lane_items>{}, one_run{});
       case 2:
-        return go(kernel(std::integral_constant<int, 2>{}), needed);
+        return fixed_kernel(std::integral_constant<int, 2>{}, one_run{});
       default:
         break;
       }
     }
-    return go(kernel(std::integral_constant<int, 0>{}), needed);
+    return fixed_kernel(std::integral_constant<int, 0>{}, one_run{});
   }
 
   //! `fixed`'s segments longer than `warp_max` items, in `units` units of `unit_items` each (one for a block segment).

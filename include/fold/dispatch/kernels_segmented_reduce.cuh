@@ -116,11 +116,21 @@ inline constexpr std::uint64_t prefetch_ahead_items = 16;
 inline constexpr std::uint64_t prefetch_group_items = 64;
 
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
-//! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200).
-template <typename AccumT>
+//! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200). Where a
+//! thread folds `LaneRuns` lane runs of each segment, as many fewer (at least one).
+template <typename AccumT, int LaneRuns = 1>
 FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 {
-  return sizeof(AccumT) <= 4 ? 4 : sizeof(AccumT) <= 8 ? 2 : 1;
+  constexpr int tasks = sizeof(AccumT) <= 4 ? 4 : sizeof(AccumT) <= 8 ? 2 : 1;
+  return tasks > LaneRuns ? tasks / LaneRuns : 1;
+}
+
+//! The lane runs a thread of `SegmentedFixedKernel` folds of each small segment of `length` items whose runs are
+//! whole vectors of `vector_run` items: 4 where its lane group is 8 lanes or more (the group's first two levels of
+//! the tree in the thread, so a quarter of the shuffles), otherwise 1.
+FOLD_HOST_DEVICE constexpr int fixed_lane_runs(const SegmentClasses& classes, std::uint64_t length, int vector_run)
+{
+  return vector_run == classes.lane_items && classes.lanes(length) >= 8 ? 4 : 1;
 }
 
 //! One-item segments a thread of `SegmentedFixedKernel` takes per task: consecutive ones, loaded like a lane run.
@@ -132,7 +142,7 @@ inline constexpr int one_item_run = 3;
 //! loop: the kernel's grid stride is this times the blocks, and the host sizes the grid from it. A warp each in
 //! the warp class (and for empty segments); `group_tasks` tasks of `block_threads / lanes` segments each for small
 //! ones, one-item segments `one_item_run` at a time.
-template <typename AccumT>
+template <typename AccumT, int LaneRuns = 1>
 FOLD_HOST_DEVICE constexpr std::int64_t
 fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint64_t length)
 {
@@ -140,8 +150,8 @@ fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint
   {
     return block_threads / 32;
   }
-  return static_cast<std::int64_t>(block_threads / classes.lanes(length)) * fixed_segment_tasks<AccumT>() *
-         (length == 1 ? one_item_run : 1);
+  return static_cast<std::int64_t>(block_threads / (classes.lanes(length) / LaneRuns)) *
+         fixed_segment_tasks<AccumT, LaneRuns>() * (length == 1 ? one_item_run : 1);
 }
 
 //! The items of each lane run `SegmentedFixedKernel` reads with one vector load from the small segments of `length`
@@ -466,7 +476,10 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 //! two for 8-byte items in runs of 4) and folded without a check per item; an instantiation of its own, with 40
 //! registers for float, half and int8 sums (6 blocks to a multiprocessor; the other: 40, 48, 48). As a branch of this
 //! one it read float no faster and took half to 54 registers (docs/performance.md, "Small fixed-size segments: a vector
-//! load per lane run").
+//! load per lane run"). `LaneRuns` (4, with vector runs of `lane_items` in lane groups of 8 lanes or more, as
+//! `fixed_lane_runs` says): a thread loads 4 consecutive runs and merges them along the tree's first two levels, and
+//! a quarter as many threads shuffle the rest; the same tree. On an H100 that took ArgMax over 128 items from 43 to
+//! 76 % of peak and half from 64 to 80 % (docs/performance.md, "Small fixed-size segments: four lane runs a thread").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
@@ -475,7 +488,8 @@ template <typename InputIteratorT,
           typename AccumT,
           typename TransformOpT,
           typename TuningT,
-          int VectorRun>
+          int VectorRun,
+          int LaneRuns = 1>
 FOLD_KERNEL
 __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SegmentedFixedKernel(InputIteratorT in,
                                                                                              OutputIteratorT out,
@@ -490,7 +504,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int block_threads    = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
   constexpr int warps            = block_threads / 32;
-  constexpr int group_tasks      = fixed_segment_tasks<AccumT>();
+  constexpr int group_tasks      = fixed_segment_tasks<AccumT, LaneRuns>();
+  static_assert(LaneRuns == 1 || VectorRun > 0, "SegmentedFixedKernel: several lane runs a thread are whole vectors");
   __shared__ typename Agents::Warp::TempStorage storage[warps];
 
   const int tid                                        = static_cast<int>(threadIdx.x);
@@ -584,37 +599,58 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
     return;
   }
 
-  // Small: `width` consecutive threads per segment, each folding its run of at most `lane_items` items.
+  // Small: `width` lane runs per segment, each of at most `lane_items` items, `LaneRuns` of them to each of
+  // `width / LaneRuns` consecutive threads.
   const int width             = sizes.lanes(length);
+  const int lanes             = width / LaneRuns; // threads per segment
   const int items             = static_cast<int>(length);
   const int run               = (items + width - 1) / width;
   const int valid             = (items + run - 1) / run;
-  const int rank              = tid % width;
-  const int first             = rank * run < items ? rank * run : items;
-  const int last              = first + run < items ? first + run : items;
-  const int per_task          = block_threads / width;                                      // segments per task
-  const std::int64_t per_step = fixed_block_segments<AccumT>(sizes, block_threads, length); // a block's segments
+  const int rank              = tid % lanes;
+  const int per_task          = block_threads / lanes; // segments per task
+  const std::int64_t per_step = fixed_block_segments<AccumT, LaneRuns>(sizes, block_threads, length); // a block's
   // The loop is block-uniform, as the lane groups' shuffles need every lane.
-  constexpr int run_items = VectorRun > 0 ? VectorRun : sizes.lane_items; // the most a lane folds
-  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid / width;
-       origin - tid / width < num_segments;
+  constexpr int run_items = VectorRun > 0 ? VectorRun : sizes.lane_items; // the most a lane run folds
+  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid / lanes;
+       origin - tid / lanes < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_step)
   {
-    prefetch_step(origin - tid / width + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
-    AccumT aggregate[group_tasks];
+    prefetch_step(origin - tid / lanes + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
+    AccumT aggregate[group_tasks][LaneRuns];
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)
     {
       const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
       const bool present         = segment < num_segments;
-      aggregate[j]               = fold_run<run_items, AccumT, OffsetT, (VectorRun > 0)>(
-          in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
+#pragma unroll
+      for (int r = 0; r < LaneRuns; ++r)
+      {
+        const int q     = rank * LaneRuns + r; // the lane run
+        const int first = q * run < items ? q * run : items;
+        const int last  = first + run < items ? first + run : items;
+        aggregate[j][r] = fold_run<run_items, AccumT, OffsetT, (VectorRun > 0)>(
+            in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
+      }
     }
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)
     {
+      // The thread's runs along the first levels of the lane groups' tree (run `q` takes run `q + step` where that
+      // is one of the `valid`), then its threads' partials along the rest.
+#pragma unroll
+      for (int step = 1; step < LaneRuns; step *= 2)
+      {
+#pragma unroll
+        for (int r = 0; r + step < LaneRuns; r += 2 * step)
+        {
+          if (rank * LaneRuns + r + step < valid)
+          {
+            aggregate[j][r] = op(aggregate[j][r], aggregate[j][r + step]);
+          }
+        }
+      }
       const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
-      const AccumT total         = reduce_lane_groups(aggregate[j], op, width, valid);
+      const AccumT total         = reduce_lane_groups(aggregate[j][0], op, lanes, (valid + LaneRuns - 1) / LaneRuns);
       if (segment < num_segments && rank == 0)
       {
         store_segment(out, segment, init.finalize(op, total));
