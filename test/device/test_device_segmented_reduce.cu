@@ -680,8 +680,8 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
 {
   // The fixed-size overload takes kernels of its own (one up to warp_max items, one for block segments and the
   // units of large ones); each length must keep the tree the offsets path gives it. Float sums (the grouping shows
-  // in the bits) and 2x2 matrix products (the order shows). 28, 52, 64, 100, small - 4 and small items: whole vector
-  // runs in lane groups of 8 lanes or more, 4 runs a thread, some with fewer valid runs than the group's lanes.
+  // in the bits) and 2x2 matrix products (the order shows). 16, 28, 52, 64, 100, small - 4 and small items: whole
+  // vector runs in lane groups of 4 lanes or more, 4 runs a thread, some with fewer valid runs than the group's lanes.
   const SegmentClasses sizes = classes<float>();
   const auto small = static_cast<std::int64_t>(sizes.small_max), warp = static_cast<std::int64_t>(sizes.warp_max),
              block = static_cast<std::int64_t>(sizes.block_max);

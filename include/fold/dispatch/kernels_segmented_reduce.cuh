@@ -126,11 +126,12 @@ FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
 }
 
 //! The lane runs a thread of `SegmentedFixedKernel` folds of each small segment of `length` items whose runs are
-//! whole vectors of `vector_run` items: 4 where its lane group is 8 lanes or more (the group's first two levels of
-//! the tree in the thread, so a quarter of the shuffles), otherwise 1.
+//! whole vectors of `vector_run` items: 4 where its lane group is 4 lanes or more (the group's first two levels of
+//! the tree in the thread, so a quarter of the shuffles; at 4 lanes, 16 items, a thread the segment), otherwise 1.
+//! From 8 lanes on an H100, ArgMax over 16 items took 0.88 of the time and the other 16-item cases 0.97-0.99.
 FOLD_HOST_DEVICE constexpr int fixed_lane_runs(const SegmentClasses& classes, std::uint64_t length, int vector_run)
 {
-  return vector_run == classes.lane_items && classes.lanes(length) >= 8 ? 4 : 1;
+  return vector_run == classes.lane_items && classes.lanes(length) >= 4 ? 4 : 1;
 }
 
 //! One-item segments a thread of `SegmentedFixedKernel` takes per task: consecutive ones, loaded like a lane run.
@@ -476,7 +477,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 //! two for 8-byte items in runs of 4) and folded without a check per item; an instantiation of its own, with 40
 //! registers for float, half and int8 sums (6 blocks to a multiprocessor; the other: 40, 48, 48). As a branch of this
 //! one it read float no faster and took half to 54 registers (docs/performance.md, "Small fixed-size segments: a vector
-//! load per lane run"). `LaneRuns` (4, with vector runs of `lane_items` in lane groups of 8 lanes or more, as
+//! load per lane run"). `LaneRuns` (4, with vector runs of `lane_items` in lane groups of 4 lanes or more, as
 //! `fixed_lane_runs` says): a thread loads 4 consecutive runs and merges them along the tree's first two levels, and
 //! a quarter as many threads shuffle the rest; the same tree. On an H100 that took ArgMax over 128 items from 43 to
 //! 76 % of peak and half from 64 to 80 % (docs/performance.md, "Small fixed-size segments: four lane runs a thread").
