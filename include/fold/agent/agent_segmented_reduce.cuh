@@ -6,7 +6,8 @@
 //!   the lanes of a small segment, the units of a large one;
 //! - a small segment is a group of `lanes(length)` lanes, each folding a run of at most `lane_items` items
 //!   (`fold_run`; `small_lanes` and `runs_of` without loops or divisions by a variable), the runs reduced in lane
-//!   order;
+//!   order; where one thread holds several runs, it merges them along the same tree (`fold_runs_in_tree`, all of a
+//!   segment's; `merge_runs_in_tree`, a group's first levels);
 //! - a warp segment is one warp agent (`AgentReduce` at warp scope);
 //! - a block segment is one unit and a large one `units(length)` units of whole tiles, each reduced by a block agent
 //!   (`AgentSegmentedReduce::reduce_unit`), and a large segment's unit partials are folded in order
@@ -269,6 +270,29 @@ FOLD_DEVICE FOLD_FORCEINLINE AccumT fold_runs_in_tree(
     }
   }
   return total;
+}
+
+//! `Runs` consecutive lane runs of a small segment, from run `first_run`, merged in place along the first levels of
+//! the tree `reduce_lane_groups` gives a group (run `q` takes run `q + step` where that is one of the `valid` runs):
+//! `runs[0]` is then what lane `first_run / Runs` would hold after those levels, for a thread that takes `Runs` runs
+//! of the group, so a group of `lanes / Runs` threads finishes the same tree with `reduce_lane_groups` over
+//! `ceil(valid / Runs)` partials.
+template <int Runs, typename AccumT, typename ReductionOpT>
+FOLD_DEVICE FOLD_FORCEINLINE void merge_runs_in_tree(AccumT (&runs)[Runs], int first_run, int valid, ReductionOpT op)
+{
+  static_assert(Runs > 0 && (Runs & (Runs - 1)) == 0, "merge_runs_in_tree: a power of two of runs");
+#pragma unroll
+  for (int step = 1; step < Runs; step *= 2)
+  {
+#pragma unroll
+    for (int r = 0; r + step < Runs; r += 2 * step)
+    {
+      if (first_run + r + step < valid)
+      {
+        runs[r] = op(runs[r], runs[r + step]);
+      }
+    }
+  }
 }
 
 } // namespace detail

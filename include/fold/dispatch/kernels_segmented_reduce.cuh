@@ -125,13 +125,17 @@ FOLD_HOST_DEVICE constexpr int fixed_segment_tasks()
   return tasks > LaneRuns ? tasks / LaneRuns : 1;
 }
 
+//! Lane runs a thread of `SegmentedFixedKernel` folds, where it folds more than one (`fixed_lane_runs`).
+inline constexpr int fixed_thread_runs = 4;
+
 //! The lane runs a thread of `SegmentedFixedKernel` folds of each small segment of `length` items whose runs are
-//! whole vectors of `vector_run` items: 4 where its lane group is 4 lanes or more (the group's first two levels of
-//! the tree in the thread, so a quarter of the shuffles; at 4 lanes, 16 items, a thread the segment), otherwise 1.
-//! From 8 lanes on an H100, ArgMax over 16 items took 0.88 of the time and the other 16-item cases 0.97-0.99.
+//! whole vectors of `vector_run` items: `fixed_thread_runs` (4) where its lane group is 4 lanes or more (the group's
+//! first two levels of the tree in the thread, so a quarter of the shuffles; at 4 lanes, 16 items, a thread the
+//! segment), otherwise 1. Starting at 4 lanes rather than 8 took ArgMax over 16 items to 0.88 of the time on an H100
+//! (the other 16-item cases 0.97-0.99).
 FOLD_HOST_DEVICE constexpr int fixed_lane_runs(const SegmentClasses& classes, std::uint64_t length, int vector_run)
 {
-  return vector_run == classes.lane_items && classes.lanes(length) >= 4 ? 4 : 1;
+  return vector_run == classes.lane_items && classes.lanes(length) >= fixed_thread_runs ? fixed_thread_runs : 1;
 }
 
 //! One-item segments a thread of `SegmentedFixedKernel` takes per task: consecutive ones, loaded like a lane run.
@@ -141,8 +145,8 @@ inline constexpr int one_item_run = 3;
 
 //! Segments of `length` items one block of `SegmentedFixedKernel` (`block_threads` threads) takes per step of its
 //! loop: the kernel's grid stride is this times the blocks, and the host sizes the grid from it. A warp each in
-//! the warp class (and for empty segments); `group_tasks` tasks of `block_threads / lanes` segments each for small
-//! ones, one-item segments `one_item_run` at a time.
+//! the warp class (and for empty segments); `group_tasks` tasks of `block_threads / (lanes / LaneRuns)` segments
+//! each for small ones, one-item segments `one_item_run` at a time.
 template <typename AccumT, int LaneRuns = 1>
 FOLD_HOST_DEVICE constexpr std::int64_t
 fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint64_t length)
@@ -636,20 +640,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)
     {
-      // The thread's runs along the first levels of the lane groups' tree (run `q` takes run `q + step` where that
-      // is one of the `valid`), then its threads' partials along the rest.
-#pragma unroll
-      for (int step = 1; step < LaneRuns; step *= 2)
-      {
-#pragma unroll
-        for (int r = 0; r + step < LaneRuns; r += 2 * step)
-        {
-          if (rank * LaneRuns + r + step < valid)
-          {
-            aggregate[j][r] = op(aggregate[j][r], aggregate[j][r + step]);
-          }
-        }
-      }
+      // The thread's runs along the first levels of the lane groups' tree, then its threads' partials along the rest.
+      merge_runs_in_tree(aggregate[j], rank * LaneRuns, valid, op);
       const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
       const AccumT total         = reduce_lane_groups(aggregate[j][0], op, lanes, (valid + LaneRuns - 1) / LaneRuns);
       if (segment < num_segments && rank == 0)
