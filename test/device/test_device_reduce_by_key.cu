@@ -188,9 +188,22 @@ constexpr std::size_t tile_of_int_pairs = [] // the tile edges of int32 keys wit
 std::vector<std::size_t> sizes()
 {
   const std::size_t t = tile_of_int_pairs;
-  // The look-back's groups are 32 tiles: with 32 t and 64 t items the last tile is a group's last (groups 0 and 1),
-  // with 64 t + 1 it starts a group alone.
-  return {1, 2, 31, t - 1, t, t + 1, 2 * t + 7, 32 * t, 33 * t + 5, 64 * t, 64 * t + 1, 100003, (1u << 22) + 17};
+  // The fix-up's chunks are c tiles: with c t + 1 items the last chunk holds only the call's last tile (its pair
+  // left out), with 2 c t + 3 t + 7 the last chunk is part full.
+  const std::size_t c = fold::detail::run_fix_up_threads * fold::detail::run_fix_up_tiles;
+  return {1,
+          2,
+          31,
+          t - 1,
+          t,
+          t + 1,
+          2 * t + 7,
+          32 * t,
+          33 * t + 5,
+          100003,
+          (1u << 22) + 17,
+          c * t + 1,
+          2 * c * t + 3 * t + 7};
 }
 const std::vector<std::size_t> mean_lengths{1, 2, 8, 64, 1024, 1 << 20, 0};
 
@@ -295,6 +308,51 @@ TEMPLATE_TEST_CASE("ReduceByKey composes a non-commutative operator in index ord
       REQUIRE(got.aggregates == want.aggregates);
     }
   }
+}
+
+// A run over many chunks of the fix-up: the value entering a chunk folds the chunks back to the run's start, 32 a
+// round, over more than one round. Keys and values are computed, so 2^28 items take no memory; the maps compose in
+// index order only if every chunk's and every round's part comes in order.
+TEST_CASE("ReduceByKey folds a run across many chunks in index order", "[reduce_by_key][order][huge]")
+{
+  const std::int64_t n     = (std::int64_t{1} << 28) + 12345;
+  const std::int64_t split = n / 3; // two runs: [0, split) and [split, n)
+  const auto keys =
+      thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                      [split] __host__ __device__(std::int64_t i) { return i < split ? 7 : 9; });
+  const auto map_of = [] __host__ __device__(std::int64_t i)
+  {
+    const auto x = static_cast<std::uint32_t>(i) * 2654435761u;
+    return Affine{(x ^ (x >> 15)) | 1u, x >> 7};
+  };
+  const auto maps = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map_of);
+  DeviceBuffer<std::int32_t> d_unique(3);
+  DeviceBuffer<Affine> d_aggregates(3);
+  DeviceBuffer<std::int32_t> d_num_runs(1);
+  d_unique.poison();
+  d_aggregates.poison();
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return fold::DeviceReduce::ReduceByKey(
+            temp, bytes, keys, d_unique.get(), maps, d_aggregates.get(), d_num_runs.get(), Then{}, static_cast<int>(n));
+      });
+  Affine want[2] = {map_of(0), map_of(split)};
+  for (std::int64_t i = 1; i < n; ++i)
+  {
+    if (i != split)
+    {
+      Affine& w = want[i < split ? 0 : 1];
+      w         = Then{}(w, map_of(i));
+    }
+  }
+  REQUIRE(d_num_runs.front() == 2);
+  const auto unique     = d_unique.to_host();
+  const auto aggregates = d_aggregates.to_host();
+  REQUIRE(unique[0] == 7);
+  REQUIRE(unique[1] == 9);
+  REQUIRE(aggregates[0] == want[0]);
+  REQUIRE(aggregates[1] == want[1]);
 }
 
 TEST_CASE("ReduceByKey takes an equality operator, and Min over double values", "[reduce_by_key]")

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! AgentReduceByKey: one thread block reduces one tile of a reduce-by-key, in a single pass over the keys and
-//! values.
+//! values; AgentRunFixUp: one thread block closes, for a chunk of tiles, the runs that entered them from earlier
+//! tiles.
 //!
 //! A tile is `BlockThreads x ItemsPerThread` items. Each warp loads its share coalesced into shared memory and
 //! reads it back so that thread `t` holds items `t * ItemsPerThread, ...` in order. An item is a run *head* when it is
 //! the first item or its key differs (`!equal(previous key, key)`) from the key before it. Each thread folds its items
 //! into a `RunPair` (heads, value since the last head); a BlockScan of the pairs in thread order gives each thread the
-//! pair of the items before it in the tile. The tile publishes its own pair, and warp 0 asks the look-back
-//! (`RunTileState`) for the pair of the tiles before it while every warp walks its items in order: the tile's heads
+//! pair of the items before it in the tile. The tile publishes its head count, and warp 0 asks the look-back
+//! (`RunCountState`) for the heads of the tiles before it while every warp walks its items in order: the tile's heads
 //! take slots 0, 1, ... in shared memory, each with its key and the value of the run it closes as far as that run
 //! lies in the tile. After one barrier the slots leave the block in one coalesced pass, numbered from the heads of
-//! the tiles before; slot 0's run, which may have begun in an earlier tile, gets the earlier tiles' value in front
-//! of its own, and the thread holding the last item writes the last run's aggregate and the number of runs.
+//! the tiles before. Every run that ends in the tile and began in it is written there; the run that entered the tile
+//! from earlier ones (slot 0's, or the call's last when the last tile has no head) is left to the fix-up, with the
+//! tile's `RunTileRecord`.
 //!
-//! The operands of the reduction keep index order everywhere (thread fold, scan, look-back), so the operator need
-//! not be commutative, and the grouping depends only on the tile shape: the same values give the same bits on
+//! The operands of the reduction keep index order everywhere (thread fold, scan, fix-up), so the operator need not be
+//! commutative, and the grouping depends only on the tile and chunk shapes: the same values give the same bits on
 //! every run.
 #pragma once
 
@@ -43,11 +45,12 @@ template <int BlockThreads,
 class AgentReduceByKey
 {
   static_assert(ItemsPerThread >= 1 && ItemsPerThread <= 32, "AgentReduceByKey: 1 to 32 items per thread");
-  using KeyT       = value_t<KeysInputIteratorT>;
-  using PairT      = RunPair<OffsetT, AccumT>;
-  using ScanT      = BlockScan<PairT, BlockThreads>;
-  using TileStateT = RunTileState<OffsetT, AccumT>;
-  using NumRunsT   = non_void_value_t<NumRunsOutputIteratorT, OffsetT>;
+  using KeyT     = value_t<KeysInputIteratorT>;
+  using PairT    = RunPair<OffsetT, AccumT>;
+  using ScanT    = BlockScan<PairT, BlockThreads>;
+  using CountsT  = RunCountState<OffsetT>;
+  using RecordT  = RunTileRecord<OffsetT, AccumT>;
+  using NumRunsT = non_void_value_t<NumRunsOutputIteratorT, OffsetT>;
 
 public:
   static constexpr int tile_items = BlockThreads * ItemsPerThread;
@@ -57,7 +60,7 @@ public:
     Uninitialized<KeyT, tile_items> keys;     //!< the tile's keys, then its unique keys
     Uninitialized<AccumT, tile_items> values; //!< the tile's values, then the aggregates its heads close
     typename ScanT::TempStorage scan;
-    Uninitialized<PairT, 1> prefix; //!< the pair of the tiles before this one
+    Uninitialized<OffsetT, 1> first_run; //!< the heads of the tiles before this one
   };
 
   FOLD_DEVICE FOLD_FORCEINLINE AgentReduceByKey(TempStorage& storage,
@@ -82,15 +85,17 @@ public:
   }
 
   //! Reduces tile `tile` (of `num_tiles`, `num_items > 0`); every thread of the block calls it.
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTile(OffsetT tile, OffsetT num_tiles, const TileStateT& state)
+  //! Its record goes to `records[tile]` (unused for a call of one tile).
+  FOLD_DEVICE FOLD_FORCEINLINE void
+  ConsumeTile(OffsetT tile, OffsetT num_tiles, const CountsT& counts, RecordT* records)
   {
     if (tile + 1 == num_tiles)
     {
-      ConsumeTile<true>(tile, state);
+      ConsumeTile<true>(tile, counts, records);
     }
     else
     {
-      ConsumeTile<false>(tile, state);
+      ConsumeTile<false>(tile, counts, records);
     }
   }
 
@@ -98,7 +103,7 @@ private:
   //! One tile. `Last`: the call's last tile, which may be partly full and publishes nothing. The others are full
   //! and compiled without a bound check on any item: 3-7 % faster (docs/performance.md, "Groups of 32 tiles").
   template <bool Last>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTile(OffsetT tile, const TileStateT& state)
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTile(OffsetT tile, const CountsT& counts, RecordT* records)
   {
     const int thread    = static_cast<int>(threadIdx.x);
     const OffsetT base  = tile * static_cast<OffsetT>(tile_items);
@@ -177,14 +182,17 @@ private:
     ScanT::ExclusiveScan(storage_.scan, mine, before, tile_pair, pair_op);
     // Past the scan's barrier every thread has read its keys and values: their storage takes the tile's runs.
 
-    // The tile's own pair, for the tiles after it. The last tile's is never needed by anyone.
+    const int busy_threads = (tile_size + ItemsPerThread - 1) / ItemsPerThread;
+    const int tile_heads   = static_cast<int>(tile_pair.heads) - (BlockThreads - busy_threads);
+    // The tile's head count, for the tiles after it (the last tile's is never needed); tile 0's is already the count
+    // of the tiles up to it.
     if (!Last && thread == 0)
     {
-      state.publish_aggregate(tile, tile_pair);
+      counts.publish(tile, tile == 0 ? tile_inclusive : tile_aggregate, tile_pair.heads);
     }
     // Walk the items: the tile's heads take slots 0, 1, ... in order, each with its key and the value of the run
     // it closes, as far as that run lies in this tile (slot 0's run began before the tile unless the tile's first
-    // item is a head; it gets the tiles before it below). Predicated, not branched.
+    // item is a head). Predicated, not branched.
     int slot     = thread == 0 ? 0 : static_cast<int>(before.heads);
     AccumT value = before.value; // meaningless in thread 0, whose first item starts the fold
 #pragma unroll
@@ -202,52 +210,58 @@ private:
         slot += head ? 1 : 0;
       }
     }
-    // The tiles before this one, asked by warp 0 once its own walk is done (before it, warp 0's keys and values
-    // would live across the look-back and spill: 1.18-1.39x cub's time against 0.99-1.14, docs/performance.md),
-    // while the other warps walk theirs.
+    const bool holds_last = Last && valid > 0 && first + valid == tile_size; // the call's last item
+    if (holds_last && slot == 0)
+    {
+      // A last tile without a head: slot 0 takes the tile's part of the run that entered it, for its record.
+      construct_at(storage_.values.data(), value);
+    }
+    // The heads of the tiles before this one, asked by warp 0 once its own walk is done (before it, warp 0's keys
+    // and values would live across the look-back and spill: 1.18-1.39x cub's time against 0.99-1.14,
+    // docs/performance.md), while the other warps walk theirs.
     if (tile > 0 && thread < 32)
     {
-      const PairT found = state.exclusive_prefix(tile, tile_pair, Last, op_);
+      const OffsetT found = counts.exclusive_prefix(tile);
       if (thread == 0)
       {
-        construct_at(storage_.prefix.data(), found);
+        if (!Last)
+        {
+          counts.publish(tile, tile_inclusive, static_cast<OffsetT>(found + tile_pair.heads));
+        }
+        construct_at(storage_.first_run.data(), found);
       }
     }
-    __syncthreads(); // the runs and the prefix are in shared memory
+    __syncthreads(); // the runs and the heads before the tile are in shared memory
 
-    PairT prefix{};
-    if (tile > 0)
+    const OffsetT tile_first = tile > 0 ? storage_.first_run[0] : OffsetT{0};
+    if (holds_last)
     {
-      prefix = storage_.prefix[0];
-    }
-    const OffsetT tile_first = tile > 0 ? prefix.heads : 0; // heads before the tile
-    if (Last && valid > 0 && first + valid == tile_size)
-    {
-      // This thread holds the call's last item: the last run ends here. It began before the tile when the tile
-      // has no head up to here.
-      aggregates_out_[tile_first + static_cast<OffsetT>(slot) - 1] =
-          slot == 0 ? static_cast<AccumT>(op_(prefix.value, value)) : value;
+      // The last run ends here; if it began before the tile (no head up to here), the fix-up writes it.
+      if (slot > 0)
+      {
+        aggregates_out_[tile_first + static_cast<OffsetT>(slot) - 1] = value;
+      }
       *num_runs_out_ = static_cast<NumRunsT>(tile_first + static_cast<OffsetT>(slot));
     }
-    const int busy_threads = (tile_size + ItemsPerThread - 1) / ItemsPerThread;
-    const int tile_heads   = static_cast<int>(tile_pair.heads) - (BlockThreads - busy_threads);
-    int next               = thread;
-    if (thread == 0 && tile_heads > 0)
+    if (thread == 0 && !(Last && tile == 0))
     {
-      // Slot 0 closes the run that enters the tile (none in tile 0): its earlier part, then this tile's.
-      unique_out_[tile_first] = storage_.keys[0];
-      if (tile > 0)
-      {
-        aggregates_out_[tile_first - 1] =
-            heads & 1u ? prefix.value : static_cast<AccumT>(op_(prefix.value, storage_.values[0]));
-      }
-      next = BlockThreads;
+      // The run that entered the tile ends at its edge (a head first), after its part here (a head later, or the
+      // call's end), or goes on.
+      const int closes = tile == 0 ? 0 : heads & 1u ? run_ends_before : tile_heads > 0 || Last ? run_ends_after : 0;
+      records[tile]    = RecordT{{static_cast<OffsetT>(tile_heads), tile_pair.value}, // a last tile's pair: unused
+                              storage_.values[0],
+                              tile_first,
+                              closes};
     }
-    for (; next < tile_heads; next += BlockThreads)
+    // Slot s closes run tile_first + s - 1: inside the tile for s > 0.
+    for (int next = thread; next < tile_heads; next += BlockThreads)
     {
-      const OffsetT run_index        = tile_first + static_cast<OffsetT>(next);
-      unique_out_[run_index]         = storage_.keys[next];
-      aggregates_out_[run_index - 1] = storage_.values[next];
+      const OffsetT run_index = tile_first + static_cast<OffsetT>(next);
+      unique_out_[run_index]  = storage_.keys[next];
+      if (next > 0)
+      {
+        aggregates_out_[run_index - 1] = storage_.values[next];
+      }
     }
   }
 
@@ -260,6 +274,138 @@ private:
   EqualityOpT equal_;
   ReductionOpT op_;
   OffsetT num_items_;
+};
+
+//! The fix-up of `TilesPerThread x BlockThreads` tiles (a chunk): thread `t` holds the records of tiles
+//! `t * TilesPerThread, ...` of the chunk. Each thread folds its tiles' pairs left to right, a BlockScan of the
+//! threads' pairs gives each tile the pair of the chunk's tiles before it, and where no head lies between the chunk's
+//! start and a tile, the value entering the chunk (`RunChunkState::entering`, asked by warp 0 only when some tile
+//! needs it) comes in front. Every tile whose record closes the run that entered it then writes that run's aggregate:
+//! the carried value, then the tile's own part of the run. The call's last tile's pair continues nothing and is left
+//! out.
+template <int BlockThreads,
+          int TilesPerThread,
+          typename AggregatesOutputIteratorT,
+          typename ReductionOpT,
+          typename AccumT,
+          typename OffsetT>
+class AgentRunFixUp
+{
+  using PairT   = RunPair<OffsetT, AccumT>;
+  using RecordT = RunTileRecord<OffsetT, AccumT>;
+  using ScanT   = BlockScan<PairT, BlockThreads>;
+
+public:
+  static constexpr int chunk_tiles = BlockThreads * TilesPerThread;
+
+  struct TempStorage
+  {
+    typename ScanT::TempStorage scan;
+    Uninitialized<AccumT, 1> entering; //!< the value entering the chunk
+  };
+
+  FOLD_DEVICE FOLD_FORCEINLINE AgentRunFixUp(TempStorage& storage,
+                                             const RecordT* records,
+                                             AggregatesOutputIteratorT aggregates_out,
+                                             ReductionOpT op,
+                                             OffsetT num_tiles)
+      : storage_(storage)
+      , records_(records)
+      , aggregates_out_(aggregates_out)
+      , op_(op)
+      , num_tiles_(num_tiles)
+  {
+  }
+
+  //! Closes the runs entering the tiles of chunk `chunk`; every thread of the block calls it.
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeChunk(OffsetT chunk, const RunChunkState<OffsetT, AccumT>& state)
+  {
+    const int thread    = static_cast<int>(threadIdx.x);
+    const OffsetT first = chunk * static_cast<OffsetT>(chunk_tiles) + static_cast<OffsetT>(thread * TilesPerThread);
+    RecordT records[TilesPerThread];
+#pragma unroll
+    for (int k = 0; k < TilesPerThread; ++k)
+    {
+      if (first + static_cast<OffsetT>(k) < num_tiles_)
+      {
+        records[k] = records_[first + static_cast<OffsetT>(k)];
+      }
+    }
+    // Whether tile k's pair continues into a later tile: every tile's but the call's last.
+    auto continues = [&](int k) { return first + static_cast<OffsetT>(k) + 1 < num_tiles_; };
+    const RunPairOp<ReductionOpT> pair_op{op_};
+    // A thread without such a pair counts one pretend head, so that the scan never hands a made-up value to the
+    // operator; only threads past every real pair have none, and nothing reads what they pass on.
+    PairT mine{OffsetT{1}, AccumT{}};
+#pragma unroll
+    for (int k = 0; k < TilesPerThread; ++k)
+    {
+      if (continues(k))
+      {
+        mine = k == 0 ? records[0].pair : pair_op(mine, records[k].pair);
+      }
+    }
+    PairT before{};
+    PairT chunk_pair{};
+    ScanT::ExclusiveScan(storage_.scan, mine, before, chunk_pair, pair_op);
+    if (thread == 0 && (chunk + 1) * static_cast<OffsetT>(chunk_tiles) < num_tiles_)
+    {
+      state.publish(chunk, chunk_pair); // a full chunk before the last tile: a later chunk may need it
+    }
+
+    // The pair of the chunk's tiles before each of this thread's tiles (`has`: there are some), and whether a tile
+    // that closes its entering run needs the value entering the chunk (no head between the chunk's start and it).
+    PairT within[TilesPerThread];
+    bool has[TilesPerThread];
+    bool needs  = false;
+    PairT run   = before;
+    bool so_far = thread > 0;
+#pragma unroll
+    for (int k = 0; k < TilesPerThread; ++k)
+    {
+      within[k] = run;
+      has[k]    = so_far;
+      needs     = needs ||
+              (first + static_cast<OffsetT>(k) < num_tiles_ && records[k].closes != 0 && (!so_far || run.heads == 0));
+      if (continues(k))
+      {
+        run    = so_far ? pair_op(run, records[k].pair) : records[k].pair;
+        so_far = true;
+      }
+    }
+    // Chunk 0 never needs it: its tile 0 starts with a head, and tile 0 closes nothing.
+    if (__syncthreads_or(needs))
+    {
+      if (thread < 32)
+      {
+        const AccumT entering = state.entering(chunk, op_);
+        if (thread == 0)
+        {
+          construct_at(storage_.entering.data(), entering);
+        }
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int k = 0; k < TilesPerThread; ++k)
+    {
+      if (first + static_cast<OffsetT>(k) < num_tiles_ && records[k].closes != 0)
+      {
+        const AccumT carried = has[k] && within[k].heads != 0 ? within[k].value
+                               : has[k] ? static_cast<AccumT>(op_(storage_.entering[0], within[k].value))
+                                        : storage_.entering[0];
+        aggregates_out_[records[k].first_run - 1] =
+            records[k].closes == run_ends_before ? carried : static_cast<AccumT>(op_(carried, records[k].entering));
+      }
+    }
+  }
+
+private:
+  TempStorage& storage_;
+  const RecordT* records_;
+  AggregatesOutputIteratorT aggregates_out_;
+  ReductionOpT op_;
+  OffsetT num_tiles_;
 };
 
 } // namespace detail

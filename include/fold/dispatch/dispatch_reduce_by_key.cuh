@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The reduce-by-key dispatch: validates the arguments, sizes the tiles' look-back slots and launches one kernel
-//! (one block per tile) on the caller's stream. It never synchronises, allocates, prints or throws.
+//! The reduce-by-key dispatch: validates the arguments, lays out the tiles' count slots, their records and the
+//! chunks' slots, and launches the tile kernel (one block per tile) and, beyond one tile, the fix-up (one block per
+//! chunk of tiles) on the caller's stream. It never synchronises, allocates, prints or throws.
 #pragma once
 
 #include <fold/util/macros.cuh>
@@ -29,13 +30,32 @@ template <typename EqualityOpT, typename KeysInputIteratorT>
 using equality_op_t = std::enable_if_t<
     std::is_invocable_v<EqualityOpT, const value_t<KeysInputIteratorT>&, const value_t<KeysInputIteratorT>&>>;
 
-//! The temporary storage of `num_tiles` tiles: their look-back slots and their groups' (`run_tile_slots`), after
-//! room to align the base. Never 0, and it grows with the number of items.
-template <typename SlotT>
-constexpr std::size_t reduce_by_key_storage_bytes(std::size_t num_tiles)
+//! Where each part of the temporary storage starts, from an aligned base, for `num_tiles` tiles: their count
+//! slots, their records, then one slot per chunk of the fix-up. `bytes`: all of it, with room to align the base;
+//! never 0, and it grows with the number of items.
+struct ReduceByKeyLayout
 {
-  return alignof(SlotT) - 1 + static_cast<std::size_t>(run_tile_slots(num_tiles > 1 ? num_tiles : 1)) * sizeof(SlotT);
-}
+  std::size_t align;
+  std::size_t records;
+  std::size_t chunks;
+  std::size_t end; //!< one past the chunks' slots
+  std::size_t bytes;
+
+  template <typename CountSlotT, typename RecordT, typename ChunkSlotT>
+  static constexpr ReduceByKeyLayout make(std::size_t num_tiles)
+  {
+    auto round                        = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
+    constexpr std::size_t chunk_tiles = static_cast<std::size_t>(run_fix_up_threads) * run_fix_up_tiles;
+    ReduceByKeyLayout l{};
+    l.align   = alignof(CountSlotT) > alignof(RecordT) ? alignof(CountSlotT) : alignof(RecordT);
+    l.align   = l.align > alignof(ChunkSlotT) ? l.align : alignof(ChunkSlotT);
+    l.records = round(num_tiles * sizeof(CountSlotT), alignof(RecordT));
+    l.chunks  = round(l.records + num_tiles * sizeof(RecordT), alignof(ChunkSlotT));
+    l.end     = l.chunks + (num_tiles + chunk_tiles - 1) / chunk_tiles * sizeof(ChunkSlotT);
+    l.bytes   = l.align - 1 + (l.end > 0 ? l.end : 1);
+    return l;
+  }
+};
 
 template <typename TuningT,
           typename AccumT,
@@ -70,7 +90,9 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   static_assert(std::is_trivially_copyable_v<KeyT>,
                 "fold::DeviceReduce::ReduceByKey: the key type must be trivially copyable");
   using OffsetT                    = offset_t<NumItemsT>;
-  using SlotT                      = RunTileSlot<OffsetT, AccumT>;
+  using CountsT                    = RunCountState<OffsetT>;
+  using ChunksT                    = RunChunkState<OffsetT, AccumT>;
+  using RecordT                    = RunTileRecord<OffsetT, AccumT>;
   constexpr ReduceByKeyShape shape = reduce_by_key_shape<KeyT, AccumT>();
   static_assert(static_cast<std::size_t>(shape.block_threads) * shape.items_per_thread *
                         (sizeof(KeyT) + sizeof(AccumT)) <=
@@ -86,6 +108,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                                                    ReductionOpT,
                                                    AccumT,
                                                    OffsetT>;
+  static constexpr auto fix_up = ReduceByKeyFixUpKernel<AggregatesOutputIteratorT, ReductionOpT, AccumT, OffsetT>;
 
   if (!valid_num_items(num_items))
   {
@@ -98,13 +121,14 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   {
     return cudaErrorInvalidValue;
   }
-  const std::size_t storage = reduce_by_key_storage_bytes<SlotT>(static_cast<std::size_t>(num_tiles));
+  const ReduceByKeyLayout layout = ReduceByKeyLayout::make<typename CountsT::SlotT, RecordT, typename ChunksT::SlotT>(
+      static_cast<std::size_t>(num_tiles));
   if (d_temp_storage == nullptr)
   {
-    temp_storage_bytes = storage;
+    temp_storage_bytes = layout.bytes;
     return cudaSuccess;
   }
-  if (temp_storage_bytes < storage || is_null(num_runs_out) ||
+  if (temp_storage_bytes < layout.bytes || is_null(num_runs_out) ||
       (items > 0 && (is_null(keys_in) || is_null(values_in) || is_null(unique_out) || is_null(aggregates_out))))
   {
     return cudaErrorInvalidValue;
@@ -114,34 +138,53 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   {
     return error;
   }
-  auto* slots         = static_cast<SlotT*>(align_up(d_temp_storage, alignof(SlotT)));
+  char* base          = static_cast<char*>(align_up(d_temp_storage, layout.align));
   const bool captured = num_tiles > 1 && is_capturing(stream);
   if (captured)
   {
     // Every replay of a graph carries the same tag: its slots are cleared first, in the graph.
-    if (const cudaError_t error =
-            cudaMemsetAsync(slots, 0, static_cast<std::size_t>(run_tile_slots(num_tiles)) * sizeof(SlotT), stream);
-        error != cudaSuccess)
+    if (const cudaError_t error = cudaMemsetAsync(base, 0, layout.end, stream); error != cudaSuccess)
     {
       return error;
     }
   }
-  const DispatchHooks forced = hooks_of<TuningT>();
-  return launch(kernel,
-                static_cast<int>(num_tiles > 0 ? num_tiles : 1),
-                shape.block_threads,
+  const unsigned int call     = run_call_tag(captured ? 0 : next_call_id(), captured);
+  auto* records               = reinterpret_cast<RecordT*>(base + layout.records);
+  const DispatchHooks forced  = hooks_of<TuningT>();
+  const bool overlap          = may_overlap(facts.arch, forced);
+  const auto wave             = static_cast<OffsetT>(facts.sms) * static_cast<OffsetT>(shape.min_blocks);
+  const unsigned int pause_ns = num_tiles > run_look_back_pause_waves * wave ? run_look_back_pause_ns : 0u;
+  if (const cudaError_t error = launch(kernel,
+                                       static_cast<int>(num_tiles > 0 ? num_tiles : 1),
+                                       shape.block_threads,
+                                       stream,
+                                       overlap,
+                                       keys_in,
+                                       unique_out,
+                                       values_in,
+                                       aggregates_out,
+                                       num_runs_out,
+                                       equal,
+                                       op,
+                                       items,
+                                       num_tiles,
+                                       CountsT(reinterpret_cast<typename CountsT::SlotT*>(base), call, pause_ns),
+                                       records);
+      error != cudaSuccess || num_tiles <= 1)
+  {
+    return error;
+  }
+  constexpr OffsetT chunk_tiles = static_cast<OffsetT>(run_fix_up_threads) * run_fix_up_tiles;
+  return launch(fix_up,
+                static_cast<int>((num_tiles + chunk_tiles - 1) / chunk_tiles),
+                run_fix_up_threads,
                 stream,
-                may_overlap(facts.arch, forced),
-                keys_in,
-                unique_out,
-                values_in,
+                overlap,
+                static_cast<const RecordT*>(records),
                 aggregates_out,
-                num_runs_out,
-                equal,
                 op,
-                items,
                 num_tiles,
-                RunTileState<OffsetT, AccumT>(slots, num_tiles, captured ? 0 : next_call_id(), captured));
+                ChunksT(reinterpret_cast<typename ChunksT::SlotT*>(base + layout.chunks), call));
 }
 
 } // namespace detail

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The reduce-by-key kernel: block `b` reduces tile `b` (AgentReduceByKey) and passes the runs that cross its
-//! edges on through the look-back (RunTileState). Blocks start in index order, and a tile waits only for tiles
-//! before it, which are all running or done.
+//! The reduce-by-key kernels: in `ReduceByKeyKernel` block `b` reduces tile `b` (AgentReduceByKey), learning where
+//! its runs go from the look-back over the head counts (RunCountState); blocks start in index order, and a tile
+//! waits only for tiles before it, which are all running or done. Where there is more than one tile,
+//! `ReduceByKeyFixUpKernel` then closes the runs that cross tile edges from the tiles' records, a block per chunk of
+//! tiles (AgentRunFixUp, RunChunkState), in the same way: a chunk waits only for chunks before it.
 #pragma once
 
 #include <fold/agent/agent_reduce_by_key.cuh>
@@ -37,7 +39,8 @@ FOLD_KERNEL __launch_bounds__(reduce_by_key_shape<value_t<KeysInputIteratorT>, A
                                                                       ReductionOpT op,
                                                                       OffsetT num_items,
                                                                       OffsetT num_tiles,
-                                                                      RunTileState<OffsetT, AccumT> state)
+                                                                      RunCountState<OffsetT> counts,
+                                                                      RunTileRecord<OffsetT, AccumT>* records)
 {
   begin_dependent_kernel();
   constexpr ReduceByKeyShape shape = reduce_by_key_shape<value_t<KeysInputIteratorT>, AccumT>();
@@ -62,7 +65,22 @@ FOLD_KERNEL __launch_bounds__(reduce_by_key_shape<value_t<KeysInputIteratorT>, A
   }
   __shared__ typename AgentT::TempStorage storage;
   AgentT(storage, keys_in, unique_out, values_in, aggregates_out, num_runs_out, equal, op, num_items)
-      .ConsumeTile(static_cast<OffsetT>(blockIdx.x), num_tiles, state);
+      .ConsumeTile(static_cast<OffsetT>(blockIdx.x), num_tiles, counts, records);
+}
+
+template <typename AggregatesOutputIteratorT, typename ReductionOpT, typename AccumT, typename OffsetT>
+FOLD_KERNEL
+__launch_bounds__(run_fix_up_threads) void ReduceByKeyFixUpKernel(const RunTileRecord<OffsetT, AccumT>* records,
+                                                                  AggregatesOutputIteratorT aggregates_out,
+                                                                  ReductionOpT op,
+                                                                  OffsetT num_tiles,
+                                                                  RunChunkState<OffsetT, AccumT> chunks)
+{
+  begin_dependent_kernel();
+  using AgentT =
+      AgentRunFixUp<run_fix_up_threads, run_fix_up_tiles, AggregatesOutputIteratorT, ReductionOpT, AccumT, OffsetT>;
+  __shared__ typename AgentT::TempStorage storage;
+  AgentT(storage, records, aggregates_out, op, num_tiles).ConsumeChunk(static_cast<OffsetT>(blockIdx.x), chunks);
 }
 
 } // namespace detail

@@ -212,6 +212,18 @@ struct ReduceByKeyShape
   int min_blocks; //!< blocks a multiprocessor must hold (`__launch_bounds__`): 3 of 256 threads, as cub's; 4 of 128
 };
 
+//! The chunks of ReduceByKey's fix-up (`AgentRunFixUp`): a block of this many threads, each on this many tiles'
+//! records. Part of the grouping of a long run's value (chunks are folded left to right), so the same everywhere.
+inline constexpr int run_fix_up_threads = 256;
+inline constexpr int run_fix_up_tiles   = 4;
+
+//! ReduceByKey's look-back over the head counts pauses this long before its first read, once a call has more than
+//! `run_look_back_pause_waves` waves of tiles (a pause only delays the few tiles of a short call). Timing only: the
+//! counts, and so the bits, are the same without it. On an H100 at 2^26-2^28 items, against no pause: 350 ns 0.93-1.0
+//! of the time, 1500 ns 0.89-0.96, 2500 ns and more 0.94-1.07 (docs/performance.md, "ReduceByKey: counts only").
+inline constexpr unsigned int run_look_back_pause_ns = 1500;
+inline constexpr int run_look_back_pause_waves       = 4;
+
 template <typename KeyT, typename AccumT>
 FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
 {
