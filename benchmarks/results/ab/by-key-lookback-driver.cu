@@ -61,6 +61,12 @@ int main(int argc, char** argv)
 {
   int reps = argc > 1 ? atoi(argv[1]) : 21;
   size_t n = size_t(1) << (argc > 2 ? atoi(argv[2]) : 26);
+  if (argc > 3) // any third argument: runs of 1 and 2 too (added for by-key-counts-57500f5.txt)
+  {
+    run<int, float>("int32,float", n, 1, reps);
+    run<int, float>("int32,float", n, 2, reps);
+    run<std::int64_t, double>("int64,double", n, 1, reps);
+  }
   run<int, float>("int32,float", n, 8, reps);
   run<int, float>("int32,float", n, 1024, reps);
   run<int, float>("int32,float", n, 0, reps);
