@@ -9,7 +9,8 @@
 //! 1. While the tiles run (`ReduceByKeyKernel`), a decoupled look-back over the head counts alone
 //!    (`RunCountState`): a tile publishes its count as soon as it has it, then the count of tiles `[0, tile]` once
 //!    it has the tiles before it. An integer sum is exact in any grouping, so any mix of published counts gives the
-//!    same number: each tile learns where its runs go after one round trip, as in CUB. No value crosses a tile here.
+//!    same number: each tile learns where its runs go, mostly after one round trip once it has paused (see
+//!    `RunCountState::exclusive_prefix`). No value crosses a tile here.
 //! 2. Each tile leaves a `RunTileRecord` (its pair, its part of the run entering it, where that run goes), and
 //!    `ReduceByKeyFixUpKernel` closes every run that crosses a tile edge: a block scans the pairs of a chunk of
 //!    tiles (`AgentRunFixUp`), and a chunk whose first runs began in earlier chunks takes the left fold
