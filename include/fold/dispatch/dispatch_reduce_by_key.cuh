@@ -17,6 +17,7 @@
 #include <cuda/std/functional>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -47,8 +48,7 @@ struct ReduceByKeyLayout
     auto round                        = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
     constexpr std::size_t chunk_tiles = static_cast<std::size_t>(run_fix_up_threads) * run_fix_up_tiles;
     ReduceByKeyLayout l{};
-    l.align   = alignof(CountSlotT) > alignof(RecordT) ? alignof(CountSlotT) : alignof(RecordT);
-    l.align   = l.align > alignof(ChunkSlotT) ? l.align : alignof(ChunkSlotT);
+    l.align   = std::max({alignof(CountSlotT), alignof(RecordT), alignof(ChunkSlotT)});
     l.records = round(num_tiles * sizeof(CountSlotT), alignof(RecordT));
     l.chunks  = round(l.records + num_tiles * sizeof(RecordT), alignof(ChunkSlotT));
     l.end     = l.chunks + (num_tiles + chunk_tiles - 1) / chunk_tiles * sizeof(ChunkSlotT);

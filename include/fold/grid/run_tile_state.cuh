@@ -142,63 +142,59 @@ struct RunTileSlot
     }
   }
 
-  //! One read of the slot: whether this call's tag is on every word, and then the published pair in `view`.
-  FOLD_DEVICE FOLD_FORCEINLINE bool try_read(unsigned int call, TileView<OffsetT, AccumT>& view) const
+  //! The published pair, once this call's tag is on every word (spins until then).
+  FOLD_DEVICE FOLD_FORCEINLINE TileView<OffsetT, AccumT> read(unsigned int call) const
   {
     unsigned long long seen[words];
-#pragma unroll
-    for (int i = 0; i < words; ++i)
+    unsigned int tag = 0;
+    bool whole       = false;
+    do
     {
-      seen[i] =
-          ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(const_cast<unsigned long long&>(word[i]))
-              .load(::cuda::memory_order_relaxed);
-    }
-    const auto tag = static_cast<unsigned int>(seen[0] >> 32);
-    bool whole     = (tag >> 2) == call && ((tag & 3u) == tile_aggregate || (tag & 3u) == tile_inclusive);
 #pragma unroll
-    for (int i = 1; i < words; ++i)
-    {
-      whole = whole && static_cast<unsigned int>(seen[i] >> 32) == tag;
-    }
+      for (int i = 0; i < words; ++i)
+      {
+        seen[i] = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(
+                      const_cast<unsigned long long&>(word[i]))
+                      .load(::cuda::memory_order_relaxed);
+      }
+      tag   = static_cast<unsigned int>(seen[0] >> 32);
+      whole = (tag >> 2) == call && ((tag & 3u) == tile_aggregate || (tag & 3u) == tile_inclusive);
+#pragma unroll
+      for (int i = 1; i < words; ++i)
+      {
+        whole = whole && static_cast<unsigned int>(seen[i] >> 32) == tag;
+      }
+    } while (!whole);
     unsigned int payload[words];
 #pragma unroll
     for (int i = 0; i < words; ++i)
     {
       payload[i] = static_cast<unsigned int>(seen[i]);
     }
-    view.state = static_cast<int>(tag & 3u);
+    TileView<OffsetT, AccumT> view{static_cast<int>(tag & 3u), OffsetT{}, AccumT{}};
     std::memcpy(&view.heads, payload, sizeof(OffsetT));
     if constexpr (value_words > 0)
     {
       std::memcpy(&view.value, payload + head_words, sizeof(AccumT));
     }
-    return whole;
-  }
-
-  //! The published pair, once this call's tag is on every word (spins until then).
-  FOLD_DEVICE FOLD_FORCEINLINE TileView<OffsetT, AccumT> read(unsigned int call) const
-  {
-    TileView<OffsetT, AccumT> view{};
-    while (!try_read(call, view))
-    {
-    }
     return view;
   }
 };
 
-//! One tile's slot for larger accumulators: the status released after the data, and apart fields for the two
-//! pairs (a reader that saw `aggregate` must not read a later inclusive pair in its place).
+//! One slot for larger accumulators: the pair, then the status released after it. Only the fix-up's chunks use
+//! it (the counts always fit the packed slot), and a chunk publishes its own pair once, never a running one, so a
+//! reader that sees the status sees that pair.
 template <typename OffsetT, typename AccumT>
 struct RunTileSlot<OffsetT, AccumT, false>
 {
   unsigned long long status; //!< `call << 2 | state`
-  L2Words<OffsetT> heads[2]; //!< [state - 1]
-  L2Words<AccumT> value[2];
+  L2Words<OffsetT> heads;
+  L2Words<AccumT> value;
 
   FOLD_DEVICE FOLD_FORCEINLINE void publish(unsigned int call, int state, const RunPair<OffsetT, AccumT>& pair)
   {
-    heads[state - 1].store(pair.heads);
-    value[state - 1].store(pair.value);
+    heads.store(pair.heads);
+    value.store(pair.value);
     ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(status).store(
         static_cast<unsigned long long>(call) << 2 | static_cast<unsigned long long>(state),
         ::cuda::memory_order_release);
@@ -213,8 +209,7 @@ struct RunTileSlot<OffsetT, AccumT, false>
           ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(const_cast<unsigned long long&>(status))
               .load(::cuda::memory_order_acquire);
     } while ((seen >> 2) != call || ((seen & 3u) != tile_aggregate && (seen & 3u) != tile_inclusive));
-    const int state = static_cast<int>(seen & 3u);
-    return {state, heads[state - 1].load(), value[state - 1].load()};
+    return {static_cast<int>(seen & 3u), heads.load(), value.load()};
   }
 };
 
