@@ -36,6 +36,7 @@ using equality_op_t = std::enable_if_t<
 //! never 0, and it grows with the number of items.
 struct ReduceByKeyLayout
 {
+  std::size_t num_chunks; //!< the fix-up's chunks of tiles, a block each
   std::size_t align;
   std::size_t records;
   std::size_t chunks;
@@ -48,11 +49,12 @@ struct ReduceByKeyLayout
     auto round                        = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
     constexpr std::size_t chunk_tiles = static_cast<std::size_t>(run_fix_up_threads) * run_fix_up_tiles;
     ReduceByKeyLayout l{};
-    l.align   = std::max({alignof(CountSlotT), alignof(RecordT), alignof(ChunkSlotT)});
-    l.records = round(num_tiles * sizeof(CountSlotT), alignof(RecordT));
-    l.chunks  = round(l.records + num_tiles * sizeof(RecordT), alignof(ChunkSlotT));
-    l.end     = l.chunks + (num_tiles + chunk_tiles - 1) / chunk_tiles * sizeof(ChunkSlotT);
-    l.bytes   = l.align - 1 + (l.end > 0 ? l.end : 1);
+    l.align      = std::max({alignof(CountSlotT), alignof(RecordT), alignof(ChunkSlotT)});
+    l.records    = round(num_tiles * sizeof(CountSlotT), alignof(RecordT));
+    l.chunks     = round(l.records + num_tiles * sizeof(RecordT), alignof(ChunkSlotT));
+    l.num_chunks = (num_tiles + chunk_tiles - 1) / chunk_tiles;
+    l.end        = l.chunks + l.num_chunks * sizeof(ChunkSlotT);
+    l.bytes      = l.align - 1 + (l.end > 0 ? l.end : 1);
     return l;
   }
 };
@@ -174,9 +176,8 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   {
     return error;
   }
-  constexpr OffsetT chunk_tiles = static_cast<OffsetT>(run_fix_up_threads) * run_fix_up_tiles;
   return launch(fix_up,
-                static_cast<int>((num_tiles + chunk_tiles - 1) / chunk_tiles),
+                static_cast<int>(layout.num_chunks),
                 run_fix_up_threads,
                 stream,
                 overlap,
