@@ -214,8 +214,11 @@ struct ReduceByKeyShape
 
 //! The chunks of ReduceByKey's fix-up (`AgentRunFixUp`): a block of this many threads, each on this many tiles'
 //! records. Part of the grouping of a long run's value (chunks are folded left to right), so the same everywhere.
+//! One record a thread (chunks of 256 tiles): on an H100 against 4 a thread, 0.95-0.98x the time at 2^22 items
+//! (int64/double 0.95-0.97), within 1 % at 2^26-2^28; 8 and 16 a thread 1.02-1.15x, and 1024 threads of one record
+//! each 1.00-1.04x (docs/performance.md, "the fix-up overlapped with the tiles").
 inline constexpr int run_fix_up_threads = 256;
-inline constexpr int run_fix_up_tiles   = 4;
+inline constexpr int run_fix_up_tiles   = 1;
 
 //! ReduceByKey's look-back over the head counts pauses this long before its first read, once a call has more than
 //! `run_look_back_pause_waves` waves of tiles (a pause only delays the few tiles of a short call). Timing only: the
