@@ -243,10 +243,15 @@ private:
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTiles(OffsetT begin, OffsetT end)
   {
-    if constexpr (ordered)
+    if constexpr (ordered && slots_in_flight<Vectorized>() == vectors)
+    {
+      return ConsumeTilesPipelined<Vectorized>(begin, end);
+    }
+    else if constexpr (ordered)
     {
       // (A warp agent: an order-preserving block splits its range among warp agents, `ConsumeInWarps`.)
-      // Each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order.
+      // Each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order. (Where a
+      // thread loads a tile's slots in groups, `slots_in_flight`: narrow items loaded one by one.)
       AccumT total{};
       for (OffsetT tile_base = begin;; tile_base += tile_items)
       {
@@ -295,6 +300,80 @@ private:
       }
       return BlockReduceT(storage_).Reduce(thread_aggregate, op_);
     }
+  }
+
+  //! Order-preserving, where a thread's slots of a tile are all loaded at once: as the ordered branch of
+  //! `ConsumeTiles` (each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order),
+  //! but each full tile's loads are issued before the reduction of the tile before it, so that they are in flight
+  //! while its shuffles run. The same items go to the same threads along the same tree, so the bits do not change.
+  template <bool Vectorized>
+  FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTilesPipelined(OffsetT begin, OffsetT end)
+  {
+    const int tid = thread_rank();
+    using Loaded  = std::conditional_t<Vectorized && word_slots, detail::SlotWords<InputT, VectorItems>, Vector>;
+    auto load     = [&](OffsetT tile_base, Loaded(&loaded)[vectors])
+    {
+#pragma unroll
+      for (int v = 0; v < vectors; ++v)
+      {
+        if constexpr (Vectorized && word_slots)
+        {
+          loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot_of(tid, v));
+        }
+        else
+        {
+          loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, v));
+        }
+      }
+    };
+    auto fold = [&](OffsetT tile_base, const Loaded(&loaded)[vectors], AccumT& aggregate)
+    {
+#pragma unroll
+      for (int v = 0; v < vectors; ++v)
+      {
+        FoldSlot<true>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot_of(tid, v) * VectorItems), v == 0);
+      }
+    };
+    AccumT total{};
+    bool started = false;
+    auto close   = [&](const AccumT& thread_aggregate, int valid) // one tile's reduction, folded into `total`
+    {
+      const AccumT tile_aggregate = BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+      if (thread_rank() == 0)
+      {
+        total = started ? op_(total, tile_aggregate) : tile_aggregate;
+      }
+      started = true;
+      sync(); // the reduction's storage is reused by the next tile
+    };
+    OffsetT tile_base = begin;
+    if (end - tile_base >= static_cast<OffsetT>(tile_items))
+    {
+      AccumT pending{}; // the thread's fold of the tile before `tile_base`, not yet reduced
+      {
+        Loaded loaded[vectors];
+        load(tile_base, loaded);
+        fold(tile_base, loaded, pending);
+      }
+      tile_base += tile_items;
+      while (end - tile_base >= static_cast<OffsetT>(tile_items))
+      {
+        Loaded loaded[vectors];
+        load(tile_base, loaded);
+        close(pending, BlockThreads);
+        fold(tile_base, loaded, pending);
+        tile_base += tile_items;
+      }
+      close(pending, BlockThreads);
+    }
+    if (tile_base < end)
+    {
+      AccumT thread_aggregate{};
+      const int valid =
+          ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
+      close(thread_aggregate, valid);
+    }
+    return total;
   }
 
   template <bool First>

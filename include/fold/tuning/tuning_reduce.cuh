@@ -66,7 +66,8 @@ struct ReducePolicyChain
 //!   load strided slots, so the longer tile keeps coalescing and doubles the bytes in flight: float Sum 2^26
 //!   63.1 us against 66.7 with 16 (cub 65.3), 2^28 240.1 against 250.4 (cub 240.8), int32 Min 2^26 62.7 against
 //!   66.4; it costs ~0.3 us from 2^14 to 2^18 (3.5 against 3.2 at 2^16; cub 6.2). Order-preserving operators keep
-//!   16: a 128-byte run per lane halves their coalescing (0.71-0.76 of the commutative path's throughput).
+//!   16: a 128-byte run per lane halves their coalescing (0.71-0.76 of the commutative path's throughput; with
+//!   warp agents on an H100, 1.05-1.13x the time of 16 from 2^24, docs/performance.md "Order-preserving warps").
 //! - one wave below 128 MiB, 4 waves above: at 2^22 floats 1 wave 11.8 us, 2 waves 14.9, 3 waves 18.5 (each
 //!   wave adds a block lifetime); at 2^30 floats 1 wave 972 us, 4 waves 944 (cub 945); int8 2^30: 289 vs 246.
 //! - single-pass up to 1 block per SM: above it the ticket's tail costs more than the second launch (float 2^21,
