@@ -243,7 +243,7 @@ private:
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTiles(OffsetT begin, OffsetT end)
   {
-    if constexpr (ordered && slots_in_flight<Vectorized>() == vectors)
+    if constexpr (ordered && sizeof(OffsetT) == 4 && slots_in_flight<Vectorized>() == vectors)
     {
       return ConsumeTilesPipelined<Vectorized>(begin, end);
     }
@@ -306,6 +306,9 @@ private:
   //! `ConsumeTiles` (each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order),
   //! but each full tile's loads are issued before the reduction of the tile before it, so that they are in flight
   //! while its shuffles run. The same items go to the same threads along the same tree, so the bits do not change.
+  //! Taken with 32-bit offsets only: on an H100 it took 0.95-0.97 of the time there at 2^26-2^28 items (float,
+  //! double), but 1.01-1.03 with 64-bit offsets, whose unpipelined loop was already as fast (docs/performance.md,
+  //! "Order-preserving warps: the next tile's loads before the shuffles").
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTilesPipelined(OffsetT begin, OffsetT end)
   {
