@@ -250,8 +250,8 @@ private:
     else if constexpr (ordered)
     {
       // (A warp agent: an order-preserving block splits its range among warp agents, `ConsumeInWarps`.)
-      // Each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order. (Where a
-      // thread loads a tile's slots in groups, `slots_in_flight`: narrow items loaded one by one.)
+      // Each tile reduced on its own, in thread order; thread 0 folds the tiles' results in tile order. (The loop
+      // `ConsumeTilesPipelined` does not take: 64-bit offsets, and slots loaded in groups, see `slots_in_flight`.)
       AccumT total{};
       for (OffsetT tile_base = begin;; tile_base += tile_items)
       {
@@ -312,31 +312,7 @@ private:
   template <bool Vectorized>
   FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTilesPipelined(OffsetT begin, OffsetT end)
   {
-    const int tid = thread_rank();
-    using Loaded  = std::conditional_t<Vectorized && word_slots, detail::SlotWords<InputT, VectorItems>, Vector>;
-    auto load     = [&](OffsetT tile_base, Loaded(&loaded)[vectors])
-    {
-#pragma unroll
-      for (int v = 0; v < vectors; ++v)
-      {
-        if constexpr (Vectorized && word_slots)
-        {
-          loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot_of(tid, v));
-        }
-        else
-        {
-          loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, v));
-        }
-      }
-    };
-    auto fold = [&](OffsetT tile_base, const Loaded(&loaded)[vectors], AccumT& aggregate)
-    {
-#pragma unroll
-      for (int v = 0; v < vectors; ++v)
-      {
-        FoldSlot<true>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot_of(tid, v) * VectorItems), v == 0);
-      }
-    };
+    using Loaded = LoadedSlot<Vectorized>;
     AccumT total{};
     bool started = false;
     auto close   = [&](const AccumT& thread_aggregate, int valid) // one tile's reduction, folded into `total`
@@ -355,16 +331,16 @@ private:
       AccumT pending{}; // the thread's fold of the tile before `tile_base`, not yet reduced
       {
         Loaded loaded[vectors];
-        load(tile_base, loaded);
-        fold(tile_base, loaded, pending);
+        LoadSlots<Vectorized>(tile_base, 0, loaded);
+        FoldSlots<true>(tile_base, 0, loaded, pending);
       }
       tile_base += tile_items;
       while (end - tile_base >= static_cast<OffsetT>(tile_items))
       {
         Loaded loaded[vectors];
-        load(tile_base, loaded);
+        LoadSlots<Vectorized>(tile_base, 0, loaded);
         close(pending, BlockThreads);
-        fold(tile_base, loaded, pending);
+        FoldSlots<true>(tile_base, 0, loaded, pending);
         tile_base += tile_items;
       }
       close(pending, BlockThreads);
@@ -434,6 +410,44 @@ private:
     return group;
   }
 
+  //! A full tile's slot as loaded: its 32-bit words where they are folded a word at a time (`word_slots`, vector
+  //! loads only), else a `Vector`.
+  template <bool Vectorized>
+  using LoadedSlot = std::conditional_t<Vectorized && word_slots, detail::SlotWords<InputT, VectorItems>, Vector>;
+
+  //! Loads the thread's slots `group, ..., group + N - 1` of the full tile at `tile_base`.
+  template <bool Vectorized, int N>
+  FOLD_DEVICE FOLD_FORCEINLINE void LoadSlots(OffsetT tile_base, int group, LoadedSlot<Vectorized> (&loaded)[N]) const
+  {
+    const int tid = thread_rank();
+#pragma unroll
+    for (int v = 0; v < N; ++v)
+    {
+      if constexpr (Vectorized && word_slots)
+      {
+        loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot_of(tid, group + v));
+      }
+      else
+      {
+        loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
+      }
+    }
+  }
+
+  //! Folds the loaded slots `group, ...` (see `LoadSlots`) into `aggregate`, which starts from the thread's first
+  //! item with `First` where `group` is 0.
+  template <bool First, int N, typename SlotT>
+  FOLD_DEVICE FOLD_FORCEINLINE void FoldSlots(OffsetT tile_base, int group, const SlotT (&loaded)[N], AccumT& aggregate)
+  {
+    const int tid = thread_rank();
+#pragma unroll
+    for (int v = 0; v < N; ++v)
+    {
+      const int slot = slot_of(tid, group + v);
+      FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot * VectorItems), group + v == 0);
+    }
+  }
+
   //! Every slot of the thread in a full tile, all loaded before any is folded (see `slots_in_flight`). With
   //! `First`, `aggregate` starts from the thread's first item.
   template <bool First, bool Vectorized>
@@ -442,23 +456,11 @@ private:
     const int tid           = thread_rank();
     constexpr int in_flight = slots_in_flight<Vectorized>();
     static_assert(vectors % in_flight == 0, "AgentReduce: slots are loaded in equal groups");
-    using Loaded = std::conditional_t<Vectorized && word_slots, detail::SlotWords<InputT, VectorItems>, Vector>;
 #pragma unroll
     for (int group = 0; group < vectors; group += in_flight)
     {
-      Loaded loaded[in_flight];
-#pragma unroll
-      for (int v = 0; v < in_flight; ++v)
-      {
-        if constexpr (Vectorized && word_slots)
-        {
-          loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot_of(tid, group + v));
-        }
-        else
-        {
-          loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
-        }
-      }
+      LoadedSlot<Vectorized> loaded[in_flight];
+      LoadSlots<Vectorized>(tile_base, group, loaded);
       if constexpr (folds_tiles && (Vectorized || TileFoldT::any_load))
       {
         static_assert(in_flight == vectors, "AgentReduce: a tile fold takes the whole tile in one group");
@@ -467,12 +469,7 @@ private:
       }
       else
       {
-#pragma unroll
-        for (int v = 0; v < in_flight; ++v)
-        {
-          const int slot = slot_of(tid, group + v);
-          FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot * VectorItems), group + v == 0);
-        }
+        FoldSlots<First>(tile_base, group, loaded, aggregate);
       }
     }
   }
