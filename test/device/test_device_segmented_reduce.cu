@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -1060,6 +1061,77 @@ TEST_CASE("A segmented call through offsets captures as three kernels and replay
   CUDA_REQUIRE(cudaGraphExecDestroy(exec));
   CUDA_REQUIRE(cudaGraphDestroy(graph));
   CUDA_REQUIRE(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("Segmented calls through offsets reuse one temporary storage back to back", "[device][segmented][state]")
+{
+  // Off a graph the warp kernel's block 0 clears the state the kernels share, under the call's id, and the other
+  // warps wait for that id before their first atomic (`SegmentedClear`). Four calls on one stream, no wait between
+  // them, all on storage that starts poisoned: each finds the state its predecessor left (counters, lists, the
+  // previous id) and must clear it itself. The mixes differ, so stale counters would list the wrong segments; every
+  // result is poisoned first and checked against the host exactly.
+  const SegmentClasses sizes = classes<std::uint32_t>();
+  std::vector<Segments> calls;
+  calls.push_back(back_to_back(lengths_of_every_class(sizes, 81)));
+  calls.push_back(back_to_back(std::vector<std::int64_t>(3000, static_cast<std::int64_t>(sizes.block_max))));
+  calls.push_back(back_to_back(lengths_of_every_class(sizes, 82)));
+  calls.push_back(back_to_back(std::vector<std::int64_t>(4, 3 * static_cast<std::int64_t>(sizes.block_max) + 5)));
+  std::int64_t items = 0, most = 0;
+  for (const Segments& segments : calls)
+  {
+    items = std::max(items, segments.items);
+    most  = std::max(most, static_cast<std::int64_t>(segments.begins.size()));
+  }
+  const auto values =
+      fold_test::random_values<std::uint32_t>(static_cast<std::size_t>(items), 83, fold_test::Values::full_range);
+  fold_test::DeviceBuffer<std::uint32_t> d_in(values);
+  std::deque<fold_test::DeviceBuffer<std::uint32_t>> d_out; // a deque: the buffers are built in place, never moved
+  std::deque<fold_test::DeviceBuffer<std::int64_t>> d_begins, d_ends;
+  std::size_t bytes = 0;
+  for (const Segments& segments : calls)
+  {
+    d_out.emplace_back(segments.begins.size());
+    d_out.back().poison();
+    d_begins.emplace_back(segments.begins);
+    d_ends.emplace_back(segments.ends);
+  }
+  CUDA_REQUIRE(fold::DeviceSegmentedReduce::Sum(
+      nullptr, bytes, d_in.get(), d_out.front().get(), most, d_begins.front().get(), d_ends.front().get()));
+  fold_test::DeviceBuffer<unsigned char> d_temp(bytes);
+  d_temp.poison();
+  for (int round = 0; round < 2; ++round)
+  {
+    for (std::size_t c = 0; c < calls.size(); ++c)
+    {
+      std::size_t need = 0;
+      const auto n     = static_cast<std::int64_t>(calls[c].begins.size());
+      CUDA_REQUIRE(fold::DeviceSegmentedReduce::Sum(
+          nullptr, need, d_in.get(), d_out[c].get(), n, d_begins[c].get(), d_ends[c].get()));
+      REQUIRE(need <= bytes);
+      CUDA_REQUIRE(fold::DeviceSegmentedReduce::Sum(
+          d_temp.get(), need, d_in.get(), d_out[c].get(), n, d_begins[c].get(), d_ends[c].get()));
+    }
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    for (std::size_t c = 0; c < calls.size(); ++c)
+    {
+      const auto out = d_out[c].to_host();
+      Failures failures;
+      for (std::size_t i = 0; i < out.size(); ++i)
+      {
+        std::uint32_t expected = 0;
+        for (std::int64_t k = calls[c].begins[i]; k < calls[c].ends[i]; ++k)
+        {
+          expected += values[static_cast<std::size_t>(k)]; // mod 2^32, as the device's sum wraps
+        }
+        failures.check(out[i] == expected,
+                       static_cast<std::int64_t>(i),
+                       [&](std::ostream& text)
+                       { text << "round " << round << ", call " << c << ": " << out[i] << ", expected " << expected; });
+      }
+      failures.report();
+      d_out[c].poison();
+    }
+  }
 }
 
 TEST_CASE("Segmented reductions: zero segments and bad arguments", "[device][segmented][errors]")

@@ -18,8 +18,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -110,22 +108,6 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
   const std::size_t start = (sizeof(Ticket) + align - 1) / align * align;
   // The storage is aligned inside the caller's allocation, which may itself be less aligned.
   return {path, share, partials, align, start, align - 1 + start + partials_capacity * partial_bytes};
-}
-
-//! A process-wide sequence of call ids for the single-pass ticket's first use: 40 bits, never 0, started at a
-//! value that differs between processes.
-inline unsigned long long next_call_id()
-{
-  static std::atomic<unsigned long long> sequence{
-      (reinterpret_cast<std::uintptr_t>(&sequence) ^
-       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count())) *
-      0x9E3779B97F4A7C15ull};
-  unsigned long long id = 0;
-  while (id == 0)
-  {
-    id = sequence.fetch_add(1, std::memory_order_relaxed) & ((1ull << 40) - 1);
-  }
-  return id;
 }
 
 template <typename InputIteratorT,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
-//! The segmented dispatch: validates the arguments, lays out the temporary storage, clears the state the two
-//! kernels share (with a kernel) and launches them on the caller's stream. Which segment goes where is decided on the
+//! The segmented dispatch: validates the arguments, lays out the temporary storage and launches the kernels on the
+//! caller's stream (under graph capture, first a kernel that clears the state they share; otherwise the first of
+//! them clears it). Which segment goes where is decided on the
 //! device (see kernels_segmented_reduce.cuh), so nothing waits for the host.
 #pragma once
 
@@ -43,6 +44,7 @@ struct SegmentedLayout
   std::size_t align;
   std::size_t unit_counts; //!< `large_cap` counters, cleared with the state
   std::size_t clear_bytes; //!< the state and the counters
+  std::size_t ready;       //!< the call that cleared them (`SegmentedClear`)
   std::size_t large_list;  //!< `large_cap` large segments
   std::size_t block_list;  //!< `block_cap` block segments
   std::size_t warp_list;   //!< `block_cap` warp segments
@@ -61,7 +63,8 @@ struct SegmentedLayout
     l.align       = partial_align > 16 ? partial_align : 16;
     l.unit_counts = sizeof(SegmentedState);
     l.clear_bytes = l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned);
-    l.large_list  = round(l.clear_bytes, alignof(LargeSegment));
+    l.ready       = round(l.clear_bytes, sizeof(unsigned long long));
+    l.large_list  = round(l.ready + sizeof(unsigned long long), alignof(LargeSegment));
     l.block_list  = l.large_list + static_cast<std::size_t>(large_cap) * sizeof(LargeSegment);
     l.warp_list   = l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t);
     l.partials    = round(l.warp_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
@@ -387,16 +390,25 @@ struct DispatchSegmentedReduce
     }
     char* base  = static_cast<char*>(align_up(d_temp_storage, layout.align));
     auto* state = reinterpret_cast<SegmentedState*>(base);
-    if (const cudaError_t error = launch(SegmentedClearKernel<unsigned>,
-                                         1,
-                                         shape.block_threads,
-                                         stream,
-                                         may_overlap(facts.arch, hooks),
-                                         reinterpret_cast<unsigned*>(base),
-                                         static_cast<int>(layout.clear_bytes / sizeof(unsigned)));
-        error != cudaSuccess)
+    // The state is cleared by the warp kernel's block 0 under this call's id; a graph's replays all carry the same
+    // arguments, so there a kernel of its own clears it first.
+    const SegmentedClear clear{reinterpret_cast<unsigned*>(base),
+                               static_cast<int>(layout.clear_bytes / sizeof(unsigned)),
+                               reinterpret_cast<unsigned long long*>(base + layout.ready),
+                               is_capturing(stream) ? 0 : next_call_id()};
+    if (clear.call == 0)
     {
-      return error;
+      if (const cudaError_t error = launch(SegmentedClearKernel<unsigned>,
+                                           1,
+                                           shape.block_threads,
+                                           stream,
+                                           may_overlap(facts.arch, hooks),
+                                           clear.words,
+                                           clear.count);
+          error != cudaSuccess)
+      {
+        return error;
+      }
     }
     // The warp kernel: a group of 32 segments per warp, grid-stride beyond 32 blocks per SM (a few waves).
     const std::int64_t groups     = num_segments / 32 + (num_segments % 32 != 0); // no overflow at 2^63 - 1
@@ -425,7 +437,8 @@ struct DispatchSegmentedReduce
                                          block_list,
                                          warp_list,
                                          large_cap,
-                                         block_cap);
+                                         block_cap,
+                                         clear);
         error != cudaSuccess)
     {
       return error;

@@ -37,6 +37,8 @@
 #include <fold/util/type_traits.cuh>
 #include <fold/warp/warp_reduce.cuh>
 
+#include <cuda/atomic>
+
 #include <cstdint>
 
 FOLD_NAMESPACE_BEGIN
@@ -44,8 +46,8 @@ FOLD_KERNELS_BEGIN
 namespace detail
 {
 
-//! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed by
-//! `SegmentedClearKernel` before each call.
+//! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed each call before
+//! its first atomic (see `SegmentedClear`).
 struct SegmentedState
 {
   static constexpr int count_shift               = 40;
@@ -88,6 +90,19 @@ struct SegmentedAgents
       typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, void>::type;
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
   using Segment = AgentSegmentedReduce<Block, Partials, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
+};
+
+//! How `SegmentedWarpKernel` finds the state it shares with `SegmentedBlockKernel` cleared. `call` 0: cleared
+//! before it by `SegmentedClearKernel` (under graph capture, where every replay carries the same arguments).
+//! Otherwise its block 0 clears the `count` words at `words` (the state and the unit counters) as it starts, then
+//! publishes `call` (a `next_call_id`) at `ready`; a warp waits for that before its first atomic on the state, which
+//! most warps reach after their first group's loads, or never. That is one launch less a call.
+struct SegmentedClear
+{
+  unsigned* words;
+  int count;
+  unsigned long long* ready;
+  unsigned long long call;
 };
 
 //! A place in a list for each lane that asks for one, with one atomic on `counter` per warp: the places are
@@ -185,9 +200,10 @@ FOLD_HOST_DEVICE int fixed_vector_run(const SegmentClasses& classes, InputIterat
   }
 }
 
-//! Clears the `count` words of the state the warp and block kernels share, with one block. A kernel rather than
-//! `cudaMemsetAsync`, so that a call's launches all overlap the kernel before them (programmatic dependent launch
-//! chains kernels only: a memset between two kernels puts their whole launch latency back between them).
+//! Clears the `count` words of the state the warp and block kernels share, with one block, under graph capture (see
+//! `SegmentedClear`). A kernel rather than `cudaMemsetAsync`, so that a call's launches all overlap the kernel before
+//! them (programmatic dependent launch chains kernels only: a memset between two kernels puts their whole launch
+//! latency back between them).
 template <typename WordT>
 FOLD_KERNEL void SegmentedClearKernel(WordT* words, int count)
 {
@@ -222,12 +238,28 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                           std::int64_t* block_list,
                                                           std::int64_t* warp_list,
                                                           int large_cap,
-                                                          int block_cap)
+                                                          int block_cap,
+                                                          SegmentedClear clear)
 {
   begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int warps            = kernel_policy<TuningT, FOLD_ARCH>.block_threads / 32;
+  ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> ready(*clear.ready);
+  if (clear.call != 0 && blockIdx.x == 0)
+  {
+    for (int i = static_cast<int>(threadIdx.x); i < clear.count; i += static_cast<int>(blockDim.x))
+    {
+      clear.words[i] = 0u;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+    {
+      __threadfence(); // the block's clearing stores, before the call that vouches for them
+      ready.store(clear.call, ::cuda::memory_order_release);
+    }
+  }
+  bool cleared = clear.call == 0; // the same in every lane of a warp
   __shared__ typename Agents::Warp::TempStorage storage[warps];
   __shared__ unsigned char owners[warps][32]; // the lane of each wider small group, in the order of their tasks
 
@@ -346,6 +378,10 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     if (rest == 0)
     {
       return; // only small and empty segments in this group
+    }
+    while (!cleared) // the state's atomics below wait for block 0's clear (see `SegmentedClear`)
+    {
+      cleared = ready.load(::cuda::memory_order_acquire) == clear.call;
     }
     // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
     // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,

@@ -10,6 +10,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -97,6 +99,23 @@ inline bool is_capturing(cudaStream_t stream)
 {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   return cudaStreamIsCapturing(stream, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
+}
+
+//! A process-wide sequence of call ids, which tell a call's own words from stale ones (the single-pass ticket,
+//! ReduceByKey's slots, the segmented state's clear): 40 bits, never 0, started at a value that differs between
+//! processes.
+inline unsigned long long next_call_id()
+{
+  static std::atomic<unsigned long long> sequence{
+      (reinterpret_cast<std::uintptr_t>(&sequence) ^
+       static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count())) *
+      0x9E3779B97F4A7C15ull};
+  unsigned long long id = 0;
+  while (id == 0)
+  {
+    id = sequence.fetch_add(1, std::memory_order_relaxed) & ((1ull << 40) - 1);
+  }
+  return id;
 }
 
 //! `ptr` rounded up to a multiple of `alignment` (a power of two).
