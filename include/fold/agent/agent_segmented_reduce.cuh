@@ -173,10 +173,16 @@ FOLD_DEVICE FOLD_FORCEINLINE int runs_of(int items, int run)
 //! whole (`MaxItems` items) or empty, and `in + first` is a raw pointer aligned to `MaxItems` items, so it is loaded
 //! whole (`load_slot`: one vector load, two for 8-byte items in runs of 4), folded without a check per item (which
 //! kept registers: as a branch with the checks, half took 54 where it has 48 and 40 without); the same fold.
+//! Otherwise an item past the run is never left unset (nvcc gave an unset item the register of a loaded one: a copy
+//! that waited for that load before the next run's loads could issue). `LoadsFirst`: every item is loaded (past the
+//! run, a value-initialised one) before the run's items are transformed; otherwise each item is loaded and
+//! transformed under its own check, `AccumT{}` past the run. Which keeps more loads in flight depends on the code
+//! around it (docs/performance.md, "Small segments: no item left unset").
 template <int MaxItems,
           typename AccumT,
           typename OffsetT,
           bool Vectorized = false,
+          bool LoadsFirst = true,
           typename InputIteratorT,
           typename ThreadOpT,
           typename TransformOpT>
@@ -201,16 +207,33 @@ fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformO
   }
   else
   {
+    if constexpr (LoadsFirst)
+    {
+      using ValueT = value_t<InputIteratorT>;
+      ValueT items[MaxItems];
+#pragma unroll
+      for (int k = 0; k < MaxItems; ++k)
+      {
+        items[k] = first + k < last ? static_cast<ValueT>(in[first + k]) : ValueT{};
+      }
+      AccumT aggregate = first < last ? transform(items[0], static_cast<OffsetT>(first)) : AccumT{};
+#pragma unroll
+      for (int k = 1; k < MaxItems; ++k)
+      {
+        if (first + k < last)
+        {
+          aggregate = thread_op(aggregate, transform(items[k], static_cast<OffsetT>(first + k)));
+        }
+      }
+      return aggregate;
+    }
     AccumT items[MaxItems];
 #pragma unroll
     for (int k = 0; k < MaxItems; ++k)
     {
-      if (first + k < last)
-      {
-        items[k] = transform(in[first + k], static_cast<OffsetT>(first + k));
-      }
+      items[k] = first + k < last ? transform(in[first + k], static_cast<OffsetT>(first + k)) : AccumT{};
     }
-    AccumT aggregate = first < last ? items[0] : AccumT{};
+    AccumT aggregate = items[0];
 #pragma unroll
     for (int k = 1; k < MaxItems; ++k)
     {

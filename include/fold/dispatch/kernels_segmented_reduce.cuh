@@ -474,10 +474,12 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       std::int64_t begin3;
       std::uint64_t length3;
       read_group(group + 3 * stride, begin3, length3);
-      const AccumT first =
-          fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin0, 0, static_cast<int>(length0), thread_op, transform);
-      const AccumT second =
-          fold_run<sizes.lane_items, AccumT, OffsetT>(in + begin1, 0, static_cast<int>(length1), thread_op, transform);
+      // Each item loaded and transformed under its own check (`fold_run`'s `LoadsFirst` off): here that kept both
+      // groups' loads in flight for Min too, which every load first did not (docs/performance.md).
+      const AccumT first = fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(
+          in + begin0, 0, static_cast<int>(length0), thread_op, transform);
+      const AccumT second = fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(
+          in + begin1, 0, static_cast<int>(length1), thread_op, transform);
       const std::int64_t segment = group * 32 + lane;
       if (segment < num_segments && length0 == 0)
       {
