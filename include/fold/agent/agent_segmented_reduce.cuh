@@ -227,22 +227,25 @@ fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformO
       }
       return aggregate;
     }
-    AccumT items[MaxItems];
-#pragma unroll
-    for (int k = 0; k < MaxItems; ++k)
+    else
     {
-      items[k] = first + k < last ? transform(in[first + k], static_cast<OffsetT>(first + k)) : AccumT{};
-    }
-    AccumT aggregate = items[0];
+      AccumT items[MaxItems];
 #pragma unroll
-    for (int k = 1; k < MaxItems; ++k)
-    {
-      if (first + k < last)
+      for (int k = 0; k < MaxItems; ++k)
       {
-        aggregate = thread_op(aggregate, items[k]);
+        items[k] = first + k < last ? transform(in[first + k], static_cast<OffsetT>(first + k)) : AccumT{};
       }
+      AccumT aggregate = items[0];
+#pragma unroll
+      for (int k = 1; k < MaxItems; ++k)
+      {
+        if (first + k < last)
+        {
+          aggregate = thread_op(aggregate, items[k]);
+        }
+      }
+      return aggregate;
     }
-    return aggregate;
   }
 }
 

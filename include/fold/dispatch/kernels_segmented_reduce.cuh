@@ -105,6 +105,26 @@ struct SegmentedClear
   unsigned long long call;
 };
 
+//! A short warp segment of `SegmentedWarpKernel`, the `items` items at `in`, by its warp agent `WarpAgentT`, not
+//! inlined. The kernel calls it for accumulators of more than 8 bytes (the arg-reductions' pairs), whose warp agent
+//! (the winner-first tile folds) inlined into the kernel left its small segments' loops spilling: ArgMax over one-item
+//! segments took 0.69 of the time on an H100 this way, but half Sum over one item 1.36 (docs/performance.md, "Small
+//! segments: the warp agent apart for pairs").
+template <typename WarpAgentT,
+          typename AccumT,
+          typename OffsetT,
+          typename InputIteratorT,
+          typename ReductionOpT,
+          typename TransformOpT>
+FOLD_DEVICE __noinline__ AccumT reduce_warp_segment_apart(typename WarpAgentT::TempStorage& storage,
+                                                          InputIteratorT in,
+                                                          OffsetT items,
+                                                          ReductionOpT op,
+                                                          TransformOpT transform)
+{
+  return WarpAgentT(storage, in, op, transform).ConsumeRange(OffsetT{0}, items);
+}
+
 //! A place in a list for each lane that asks for one, with one atomic on `counter` per warp: the places are
 //! consecutive in lane order. Every lane of the warp calls it.
 FOLD_DEVICE FOLD_FORCEINLINE unsigned long long warp_append(unsigned long long* counter, bool asks)
@@ -399,8 +419,17 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       const int owner             = __ffs(mask) - 1;
       const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner);
       const std::uint64_t s_items = __shfl_sync(~0u, length, owner);
-      const AccumT aggregate      = typename Agents::Warp(storage[warp], in + s_begin, op, transform)
-                                   .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(s_items));
+      AccumT aggregate;
+      if constexpr (sizeof(AccumT) > 8)
+      {
+        aggregate = reduce_warp_segment_apart<typename Agents::Warp, AccumT>(
+            storage[warp], in + s_begin, static_cast<OffsetT>(s_items), op, transform);
+      }
+      else
+      {
+        aggregate = typename Agents::Warp(storage[warp], in + s_begin, op, transform)
+                        .ConsumeRange(OffsetT{0}, static_cast<OffsetT>(s_items));
+      }
       if (lane == 0)
       {
         store_segment(out, group * 32 + owner, init.finalize(op, aggregate));
