@@ -2,8 +2,8 @@
 //! @file
 //! The segmented dispatch: validates the arguments, lays out the temporary storage and launches the kernels on the
 //! caller's stream (under graph capture, first a kernel that clears the state they share; otherwise the first of
-//! them clears it). Which segment goes where is decided on the
-//! device (see kernels_segmented_reduce.cuh), so nothing waits for the host.
+//! them clears it). Which segment goes where is decided on the device (see kernels_segmented_reduce.cuh), so
+//! nothing waits for the host.
 #pragma once
 
 #include <fold/util/macros.cuh>
