@@ -11,40 +11,13 @@
 
 #include <cub/device/device_segmented_reduce.cuh>
 
+#include "driver_util.cuh"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <vector>
-
-#define CHECK(x)                                                                                                       \
-  do                                                                                                                   \
-  {                                                                                                                    \
-    cudaError_t e_ = (x);                                                                                              \
-    if (e_ != cudaSuccess)                                                                                             \
-    {                                                                                                                  \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                                   \
-      std::exit(1);                                                                                                    \
-    }                                                                                                                  \
-  } while (0)
-
-__global__ void spin(unsigned long long ns)
-{
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do
-  {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
-
-__global__ void fill(float* x, long long n)
-{
-  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
-  {
-    x[i] = static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f;
-  }
-}
 
 int main()
 {
@@ -90,9 +63,6 @@ int main()
       [&]
       { CHECK(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in, out, segments, offsets, offsets + 1, stream)); }};
   const char* names[3] = {"fold offsets", "fold fixed-size", "cub offsets"};
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::printf("%-16s %9s %9s %9s  (us, median of 21; 1024 segments of 65536 floats)\n", "", "call", "queued", "graph");
   for (int round = 0; round < 2; ++round)
   {
@@ -104,38 +74,9 @@ int main()
       calls[c]();
       CHECK(cudaStreamEndCapture(stream, &graph));
       CHECK(cudaGraphInstantiate(&exec, graph, 0));
-      float med[3];
-      for (int mode = 0; mode < 3; ++mode)
-      {
-        std::vector<float> t;
-        for (int i = 0; i < 22; ++i)
-        {
-          CHECK(cudaStreamSynchronize(stream));
-          if (mode == 1)
-          {
-            spin<<<1, 1, 0, stream>>>(200000);
-          }
-          CHECK(cudaEventRecord(start, stream));
-          if (mode == 2)
-          {
-            CHECK(cudaGraphLaunch(exec, stream));
-          }
-          else
-          {
-            calls[c]();
-          }
-          CHECK(cudaEventRecord(stop, stream));
-          CHECK(cudaEventSynchronize(stop));
-          float ms = 0;
-          CHECK(cudaEventElapsedTime(&ms, start, stop));
-          if (i > 0)
-          {
-            t.push_back(ms * 1000);
-          }
-        }
-        std::sort(t.begin(), t.end());
-        med[mode] = t[t.size() / 2];
-      }
+      const float med[3] = {median_us(stream, false, 1, calls[c]),
+                            median_us(stream, true, 1, calls[c]),
+                            median_us(stream, false, 1, [&] { CHECK(cudaGraphLaunch(exec, stream)); })};
       std::printf("%-16s %9.1f %9.1f %9.1f\n", names[c], med[0], med[1], med[2]);
       CHECK(cudaGraphExecDestroy(exec));
       CHECK(cudaGraphDestroy(graph));

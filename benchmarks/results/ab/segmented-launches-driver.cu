@@ -12,41 +12,14 @@
 
 #include <cub/device/device_segmented_reduce.cuh>
 
+#include "driver_util.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <vector>
-
-#define CHECK(x)                                                                                                       \
-  do                                                                                                                   \
-  {                                                                                                                    \
-    cudaError_t e_ = (x);                                                                                              \
-    if (e_ != cudaSuccess)                                                                                             \
-    {                                                                                                                  \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                                   \
-      std::exit(1);                                                                                                    \
-    }                                                                                                                  \
-  } while (0)
-
-__global__ void spin(unsigned long long ns)
-{
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do
-  {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
-
-__global__ void fill(float* x, long long n)
-{
-  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
-  {
-    x[i] = static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f + 0.5f;
-  }
-}
 
 int main(int argc, char** argv)
 {
@@ -73,12 +46,9 @@ int main(int argc, char** argv)
   CHECK(cudaMalloc(&out, most * sizeof(float)));
   CHECK(cudaMalloc(&ref, most * sizeof(float)));
   CHECK(cudaMalloc(&offsets, (most + 1) * sizeof(int)));
-  fill<<<1024, 256>>>(in, most);
+  fill<<<1024, 256>>>(in, most, 0.5f);
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   void* temp             = nullptr;
   std::size_t temp_bytes = 0;
   std::printf("%-14s %-5s %9s %9s %9s   (us, median of 21)\n", "shape", "who", "call", "queued", "stream");
@@ -130,37 +100,21 @@ int main(int argc, char** argv)
       const char* names[2] = {"fold", "cub"};
       for (int w = 0; w < 2; ++w)
       {
-        float med[3];
-        for (int mode = 0; mode < 3; ++mode)
-        {
-          std::vector<float> t;
-          for (int i = 0; i < 22; ++i)
-          {
-            CHECK(cudaStreamSynchronize(stream));
-            if (mode == 1)
-            {
-              spin<<<1, 1, 0, stream>>>(200000);
-            }
-            CHECK(cudaEventRecord(start, stream));
-            for (int k = 0; k < (mode == 2 ? 10 : 1); ++k)
-            {
-              calls[w]();
-            }
-            CHECK(cudaEventRecord(stop, stream));
-            CHECK(cudaEventSynchronize(stop));
-            float ms = 0;
-            CHECK(cudaEventElapsedTime(&ms, start, stop));
-            if (i > 0)
-            {
-              t.push_back(ms * 1000 / (mode == 2 ? 10 : 1));
-            }
-          }
-          std::sort(t.begin(), t.end());
-          med[mode] = t[t.size() / 2];
-        }
+        const float call   = median_us(stream, false, 1, calls[w]);
+        const float queued = median_us(stream, true, 1, calls[w]);
+        const float back   = median_us(stream,
+                                     false,
+                                     10,
+                                     [&]
+                                     {
+                                       for (int k = 0; k < 10; ++k)
+                                       {
+                                         calls[w]();
+                                       }
+                                     });
         char shape[32];
         std::snprintf(shape, sizeof shape, "%dx%d", s.segments, s.length);
-        std::printf("%-14s %-5s %9.2f %9.2f %9.2f\n", shape, names[w], med[0], med[1], med[2]);
+        std::printf("%-14s %-5s %9.2f %9.2f %9.2f\n", shape, names[w], call, queued, back);
       }
     }
   }

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the timing drivers in this folder share, on top of the benchmarks' own helpers (benchmarks/bench_common.cuh):
+// a check of every CUDA call, a spin kernel that holds the stream while the host queues a call's launches behind it,
+// a fill of the input with values that are never all zero, and a median of event timings.
+#pragma once
+
+#include "../../bench_common.cuh"
+
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#define CHECK(x) BENCH_CHECK(x)
+
+//! Spins for `ns` nanoseconds of the GPU's global timer.
+__global__ void spin(unsigned long long ns)
+{
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do
+  {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+//! `x[i] = (i * 2654435761 mod 1000) / 1000 + offset`, grid-stride (blocks of 256 threads).
+__global__ void fill(float* x, long long n, float offset = 0.0f)
+{
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
+  {
+    x[i] = static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f + offset;
+  }
+}
+
+//! `body()` timed between two CUDA events on `stream`, the stream idle before (behind a 200 us `spin` with
+//! `queued`, so that the host has queued every launch before the GPU reaches them), 22 times: the median of the last
+//! 21, in microseconds, divided by `calls` (the calls `body` makes).
+template <typename BodyT>
+float median_us(cudaStream_t stream, bool queued, int calls, BodyT&& body)
+{
+  bench::EventTimer timer;
+  std::vector<double> t;
+  for (int i = 0; i < 22; ++i)
+  {
+    CHECK(cudaStreamSynchronize(stream));
+    if (queued)
+    {
+      spin<<<1, 1, 0, stream>>>(200000);
+    }
+    const double seconds = timer.seconds(body, stream);
+    if (i > 0)
+    {
+      t.push_back(seconds * 1e6 / calls);
+    }
+  }
+  return static_cast<float>(bench::median(t));
+}
