@@ -14,21 +14,12 @@
 #include <string>
 
 template <typename T>
-__global__ void fill_as(T* x, long long n)
-{
-  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
-  {
-    x[i] = static_cast<T>(static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f + 0.5f);
-  }
-}
-
-template <typename T>
 void run(const char* name, void* in_bytes, void* temp, std::size_t bytes, bool timed, long long rows, long long cols)
 {
   auto* in = static_cast<T*>(in_bytes);
   T* out   = nullptr;
   CHECK(cudaMalloc(&out, cols * sizeof(T)));
-  fill_as<<<1024, 256>>>(in, rows * cols);
+  fill<<<1024, 256>>>(in, rows * cols, 0.5f);
   CHECK(cudaGetLastError());
   std::size_t need = 0;
   CHECK(fold::DeviceReduceAxes::Sum(nullptr, need, in, out, {rows, cols}, {0}));

@@ -23,12 +23,14 @@ __global__ void spin(unsigned long long ns)
   } while (t - t0 < ns);
 }
 
-//! `x[i] = (i * 2654435761 mod 1000) / 1000 + offset`, grid-stride (blocks of 256 threads).
-__global__ void fill(float* x, long long n, float offset = 0.0f)
+//! `x[i] = (i * 2654435761 mod 1000) / 1000 + offset`, computed in float and converted to `T`, grid-stride (blocks of
+//! 256 threads).
+template <typename T>
+__global__ void fill(T* x, long long n, float offset = 0.0f)
 {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
   {
-    x[i] = static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f + offset;
+    x[i] = static_cast<T>(static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f + offset);
   }
 }
 
