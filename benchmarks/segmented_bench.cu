@@ -63,7 +63,7 @@ struct Buffer
 };
 
 //! The bytes of items of every segmented case: 2^26 floats or int32, 2^27 halves; `FOLD_CASE_MIB` sets another
-//! size in MiB (the committed results use the default; 1024 shows what a call's fixed costs take at 256 MiB).
+//! size in MiB (the committed results use the default; at 1024 a call's fixed costs weigh a quarter as much).
 std::size_t case_bytes = std::size_t{256} << 20;
 
 //! The longest random segment (a fixed length may be anything).
