@@ -5,6 +5,7 @@
 // of fold-segmented-bench (issue 19) for Sum of float and int32 and Min and ArgMax of float, back to back and
 // scrambled (unsorted, overlapping); results that do not depend on how a segment was scheduled or on the other
 // segments of its batch; a call captured into a graph and replayed; the argument checks.
+#include <fold/device/device_reduce_axes.cuh>
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -763,6 +764,107 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
       }
       INFO("segment " << i);
       REQUIRE(out[i] == expected);
+    }
+  }
+}
+
+TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, fixed-size and over an outer axis",
+          "[device][segmented][axes]")
+{
+  // A small segment of 2-byte items is a group of lanes each folding a run of at most 8 items (twice the policy's
+  // lane_items, so that a run holds 16 bytes), the runs reduced in lane order by a pairwise tree. The host builds
+  // that tree in float from the half items, and every path must give its bits: segments through offsets (from an
+  // aligned and an unaligned first item), the fixed-size overload (each lane run one vector load, or item by item
+  // from an unaligned start) and the columns of the transposed array reduced over axis 0 (the column tree). Runs of
+  // 4 give other bits for most lengths here, so the test sees the run length, not only the sum.
+  const SegmentClasses sizes = classes<__half, float>();
+  REQUIRE(sizes.lane_items == 8);
+  REQUIRE(sizes.small_max == 256);
+  const auto tree_sum = [&](const __half* items, std::int64_t length)
+  {
+    int width = 1;
+    while (width * sizes.lane_items < length)
+    {
+      width *= 2;
+    }
+    const std::int64_t run   = (length + width - 1) / width;
+    const std::int64_t valid = (length + run - 1) / run;
+    std::vector<float> runs(static_cast<std::size_t>(valid));
+    for (std::int64_t k = 0; k < valid; ++k)
+    {
+      float fold = static_cast<float>(fold_test::to_double(items[k * run]));
+      for (std::int64_t j = k * run + 1; j < std::min(length, (k + 1) * run); ++j)
+      {
+        fold += static_cast<float>(fold_test::to_double(items[j]));
+      }
+      runs[static_cast<std::size_t>(k)] = fold;
+    }
+    for (std::int64_t offset = 1; offset < width; offset *= 2)
+    {
+      for (std::int64_t r = 0; r + offset < valid; r += 2 * offset)
+      {
+        runs[static_cast<std::size_t>(r)] += runs[static_cast<std::size_t>(r + offset)];
+      }
+    }
+    return 0.0f + runs[0];
+  };
+  for (std::int64_t size : {1, 3, 7, 8, 9, 13, 16, 17, 31, 33, 64, 100, 127, 128, 129, 200, 255, 256})
+  {
+    const std::int64_t count = 300 + size % 7;
+    const auto values        = fold_test::random_values<__half>(static_cast<std::size_t>(count * size + 1),
+                                                         static_cast<std::uint64_t>(size) + 900,
+                                                         fold_test::Values::full_range);
+    std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
+    for (std::int64_t i = 0; i <= count; ++i)
+    {
+      offsets[static_cast<std::size_t>(i)] = i * size;
+    }
+    // The transposed array: row r holds item r of every segment.
+    std::vector<__half> transposed(static_cast<std::size_t>(count * size));
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      for (std::int64_t j = 0; j < size; ++j)
+      {
+        transposed[static_cast<std::size_t>(j * count + i)] = values[static_cast<std::size_t>(i * size + j)];
+      }
+    }
+    fold_test::DeviceBuffer<__half> d_in(values), d_transposed(transposed);
+    fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+    fold_test::DeviceBuffer<float> d_out(count);
+    const std::vector<std::int64_t> shape = {size, count};
+    const fold::Extents extents(shape.data(), 2);
+    const int axis0[1] = {0};
+    for (int path = 0; path < 5; ++path)
+    {
+      const int lead = path == 1 || path == 3 ? 1 : 0; // the segments start one item on
+      d_out.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          {
+            switch (path)
+            {
+            case 0:
+            case 1:
+              return fold::DeviceSegmentedReduce::Sum(
+                  temp, bytes, d_in.get() + lead, d_out.get(), count, d_offsets.get(), d_offsets.get() + 1);
+            case 2:
+            case 3:
+              return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get() + lead, d_out.get(), count, size);
+            default:
+              return fold::DeviceReduceAxes::Sum(
+                  temp, bytes, d_transposed.get(), d_out.get(), extents, fold::Axes(axis0, 1));
+            }
+          });
+      const auto out     = d_out.to_host();
+      std::int64_t wrong = 0;
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        const float expected = tree_sum(values.data() + lead + i * size, size);
+        wrong += fold_test::same_bits(out[static_cast<std::size_t>(i)], expected) ? 0 : 1;
+      }
+      INFO(size << " items, path " << path << " (offsets, offsets one item on, fixed-size, fixed-size one item on, "
+                << "axis 0)");
+      CHECK(wrong == 0);
     }
   }
 }

@@ -48,10 +48,11 @@ struct SegmentClasses
 
   FOLD_HOST_DEVICE static constexpr SegmentClasses make(const SegmentedPolicy& policy, const TileShape& shape)
   {
-    return {32ull * static_cast<std::uint64_t>(policy.lane_items),
+    const int lane_items = segment_lane_items(policy, shape.item_bytes);
+    return {32ull * static_cast<std::uint64_t>(lane_items),
             static_cast<std::uint64_t>(policy.warp_tiles) * 32u * static_cast<std::uint64_t>(shape.items_per_thread),
             static_cast<std::uint64_t>(policy.block_tiles) * static_cast<std::uint64_t>(shape.tile_items),
-            policy.lane_items,
+            lane_items,
             shape.tile_items,
             policy.min_unit_tiles,
             policy.max_units};
@@ -274,7 +275,9 @@ FOLD_DEVICE FOLD_FORCEINLINE AccumT fold_runs_in_tree(
       break;
     }
     const int from_item = r * run;
-    AccumT carry        = fold_run<LaneItems, AccumT, OffsetT>(
+    // Runs of more than 4 items each item loaded under its own check: every load first, the 2-byte items' runs of 8
+    // spilled 256 bytes in SegmentedFixedTileKernel.
+    AccumT carry = fold_run<LaneItems, AccumT, OffsetT, false, (LaneItems <= 4)>(
         in, from_item, from_item + run < items ? from_item + run : items, thread_op, transform);
     int level = 0; // r's trailing ones: the subtrees it completes
 #pragma unroll

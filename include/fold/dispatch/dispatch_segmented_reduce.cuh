@@ -220,7 +220,8 @@ struct DispatchSegmentedReduce
     using one_run = std::integral_constant<int, 1>;
     if constexpr (is_vectorizable_input_v<InputIteratorT>)
     {
-      constexpr int lane_items = segmented_policy().lane_items;
+      constexpr int lane_items =
+          segment_lane_items(segmented_policy(), static_cast<int>(sizeof(value_t<InputIteratorT>)));
       static_assert(lane_items > 2 && (lane_items & (lane_items - 1)) == 0,
                     "fixed: the vector runs need lane_items a power of two above 2 (runs of 2 are the other case)");
       switch (fixed_vector_run(classes, in, length))

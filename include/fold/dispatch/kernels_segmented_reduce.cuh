@@ -584,10 +584,13 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
   const auto length                                    = static_cast<std::uint64_t>(size);
   // Items of 1 or 2 bytes: the block's `segments` segments from `first` on (its next step), asked of L2 a step ahead,
-  // thread `t` its `t`-th 128-byte line (`prefetch_items`; a step is contiguous items, at most 64 lines of them). A
-  // lane run of them is at most 8 bytes, so few bytes are in flight per load: measured on an H100, half sums of
-  // 1-128 items took 0.77-0.94 of the time; float sums 1.02-1.04 and float ArgMax 1.10-1.12 (48 registers, not 40),
-  // so wider items do without.
+  // thread `t` its `t`-th 128-byte line (`prefetch_items`; a step is contiguous items, at most 64 lines of them).
+  // Measured on an H100: half sums of 1-128 items in runs of 4 took 0.77-0.94 of the time; float sums 1.02-1.04 and
+  // float ArgMax 1.10-1.12 (48 registers, not 40), so wider items do without. Since half's runs hold 8 items (16
+  // bytes), a thread taking one vector run a segment does without too: rows of 16 half took 1.11 of the time with it,
+  // 1.03 without; 4 runs a thread keep it (128 items: 1.02-1.04 with, 1.10 without), and so does the instantiation
+  // without vector runs (without, nvcc gave it 56 registers, not 48). docs/performance.md, "Small segments: lane runs
+  // of 16 bytes for 2-byte items".
   auto prefetch_step = [&](std::int64_t first, std::int64_t segments)
   {
     if constexpr (sizeof(value_t<InputIteratorT>) <= 2)
@@ -687,7 +690,10 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
        origin - tid / lanes < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_step)
   {
-    prefetch_step(origin - tid / lanes + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
+    if constexpr (VectorRun == 0 || LaneRuns > 1 || run_items * sizeof(value_t<InputIteratorT>) < 16)
+    {
+      prefetch_step(origin - tid / lanes + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
+    }
     AccumT aggregate[group_tasks][LaneRuns];
 #pragma unroll
     for (int j = 0; j < group_tasks; ++j)

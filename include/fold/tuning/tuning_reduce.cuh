@@ -248,6 +248,7 @@ FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
 struct SegmentedPolicy
 {
   int lane_items;         //!< small: up to 32 x this many items, groups of 1..32 lanes, each a run of at most this many
+                          //!< (twice as many 2-byte items, see `segment_lane_items`)
   int warp_tiles;         //!< warp: up to this many warp tiles (32 threads' share of a tile), one warp per segment
   int block_tiles;        //!< block: up to this many tiles, one block per segment
   int min_unit_tiles;     //!< large: units of K tiles, K the smallest power of two from this that gives at most
@@ -264,6 +265,16 @@ FOLD_HOST_DEVICE constexpr SegmentedPolicy segmented_policy()
   return {4, 8, 64, 16, 256, 1024, 1 << 20, 4};
 }
 
+//! The items of a small segment's lane run for items of `item_bytes` bytes: the policy's `lane_items`, twice that
+//! for 2-byte items, so that a lane run of `__half` holds 16 bytes as one of float does. A small segment's cost is a
+//! warp's round trips for its rounds of lane runs, so runs of 8 bytes read half the bytes a round trip (an H100
+//! read 128-item half segments through offsets at 34 % of peak, float at 63 %; docs/performance.md, "Small
+//! segments: lane runs of 16 bytes for 2-byte items"). The same on every architecture: it sets the trees.
+FOLD_HOST_DEVICE constexpr int segment_lane_items(const SegmentedPolicy& policy, int item_bytes)
+{
+  return item_bytes == 2 ? 2 * policy.lane_items : policy.lane_items;
+}
+
 //! A policy made concrete for one item type.
 struct TileShape
 {
@@ -273,6 +284,7 @@ struct TileShape
   int tile_items;       //!< `block_threads * items_per_thread`
   BlockReduceAlgorithm block_algorithm;
   int grain_items; //!< `block_threads * vector_items`: the unit the grid's ranges are balanced in
+  int item_bytes;  //!< the size of an item
 };
 
 //! Whether `AgentReduce` folds each full tile of `InputT` items reduced by `ReductionOpT` at once, holding no
@@ -312,7 +324,8 @@ FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
           vector_items,
           policy.block_threads * items,
           policy.block_algorithm,
-          policy.block_threads * vector_items};
+          policy.block_threads * vector_items,
+          item_bytes};
 }
 
 //! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
