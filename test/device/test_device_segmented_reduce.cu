@@ -782,11 +782,7 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
   REQUIRE(sizes.small_max == 256);
   const auto tree_sum = [&](const __half* items, std::int64_t length)
   {
-    int width = 1;
-    while (width * sizes.lane_items < length)
-    {
-      width *= 2;
-    }
+    const std::int64_t width = sizes.lanes(static_cast<std::uint64_t>(length));
     const std::int64_t run   = (length + width - 1) / width;
     const std::int64_t valid = (length + run - 1) / run;
     std::vector<float> runs(static_cast<std::size_t>(valid));

@@ -215,9 +215,10 @@ private:
   template <typename OutputIteratorT, typename InitT>
   FOLD_DEVICE FOLD_FORCEINLINE void ConsumeWholeColumns(OutputIteratorT out, InitT init)
   {
-    constexpr int levels      = 6; // up to 32 leaves
-    constexpr int lane_items  = segment_lane_items(segmented_policy(), static_cast<int>(sizeof(InputT)));
-    constexpr int in_flight   = segmented_policy().lane_items; // divides `lane_items`
+    constexpr int levels     = 6; // up to 32 leaves
+    constexpr int lane_items = segment_lane_items(segmented_policy(), static_cast<int>(sizeof(InputT)));
+    constexpr int in_flight  = segmented_policy().lane_items; // rows loaded together
+    static_assert(lane_items % in_flight == 0, "ConsumeWholeColumns: a leaf's rows in whole batches");
     const ColumnRule& rule    = tree_.rule;
     const std::int64_t n      = rule.rows;
     const int valid           = static_cast<int>(rule.valid_leaves(n));
