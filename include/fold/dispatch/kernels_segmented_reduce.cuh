@@ -40,6 +40,7 @@
 #include <cuda/atomic>
 
 #include <cstdint>
+#include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
 FOLD_KERNELS_BEGIN
@@ -149,6 +150,18 @@ inline constexpr std::uint64_t prefetch_ahead_items = 16;
 //! 32-64 items took 0.88-0.97 of the time, uniform 1-64 0.91-0.97; 100-128 items (32 lanes, 4-5 lines) 1.11-1.24
 //! when they were asked for too, 1.11-1.15 with their first 2 lines.
 inline constexpr std::uint64_t prefetch_group_items = 64;
+
+//! Lane runs a thread of `SegmentedWarpKernel` takes of a small segment through offsets whose group is 2 lanes or
+//! more: consecutive ones, merged along the tree's first level (`merge_runs_in_tree`), so a group of `width` lanes
+//! is `width / 2` threads (a 2-lane group one), and its threads finish the same tree with shuffles. Against one run
+//! a thread, on an H100: Sum over float of 7-128 items took 0.71-0.96 of the time, the random mixes 0.78-0.93, Min
+//! and ArgMax over 128 items 0.73-0.74. 4 runs a thread took 33 and 100 items further (0.59-0.69) but full runs of
+//! 16-128 items to 1.15-1.24 (docs/performance.md, "Small segments through offsets: two lane runs a thread").
+inline constexpr int offset_thread_runs = 2;
+
+//! Rounds of 32 tasks `SegmentedWarpKernel`'s wider groups load together (3 spilled 40-112 bytes); a round left
+//! over is taken alone, since an empty round's instructions cost 7-15 % where groups of 2 lanes fill one round.
+inline constexpr int offset_rounds = 2;
 
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
 //! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200). Where a
@@ -315,11 +328,16 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     }
     const unsigned wide = __ballot_sync(~0u, width_of_mine > 1);
     const unsigned rest = __ballot_sync(~0u, kind > SegmentClass::small);
-    // Wider groups: laid out by decreasing width, each group is an aligned run of `width` lanes in one round of 32
-    // tasks, so every round reduces its groups with one shuffle tree. Rounds are taken two at a time, all their
-    // loads issued before either is folded.
+    // Wider groups: a group of `width` lanes is `width / offset_thread_runs` threads (at least one), each taking
+    // `offset_thread_runs` consecutive lane runs and merging them along the tree's first levels
+    // (`merge_runs_in_tree`), so the threads finish the same tree with shuffles. Laid out by decreasing width, each
+    // group is an aligned run of threads in one round of 32 tasks, so every round reduces its groups with one shuffle
+    // tree. Rounds are taken `offset_rounds` at a time, all their loads issued before any is folded.
     if (wide != 0)
     {
+      constexpr int runs      = offset_thread_runs;
+      constexpr int run_shift = runs == 4 ? 2 : runs == 2 ? 1 : 0; // runs a thread, as a shift
+      static_assert(runs == 1 || runs == 2 || runs == 4, "SegmentedWarpKernel: 1, 2 or 4 lane runs a thread");
       int starts[5];       // the first task of each width 32, 16, 8, 4, 2
       int first_groups[5]; // and the place of its first group
       int my_group = 0, tasks = 0, groups = 0;
@@ -334,20 +352,23 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
           my_group = groups + __popc(mask & ((1u << lane) - 1u));
         }
         groups += __popc(mask);
-        tasks += __popc(mask) * (32 >> c);
+        const int shift = 5 - c > run_shift ? 5 - c - run_shift : 0; // the group's threads, as a shift
+        tasks += __popc(mask) << shift;
       }
       if (width_of_mine > 1)
       {
         owners[warp][my_group] = static_cast<unsigned char>(lane);
       }
       __syncwarp();
-      for (int round = 0; round * 32 < tasks; round += 2)
+      // Rounds `round` to `round + Rounds - 1`, their loads issued together.
+      auto reduce_rounds = [&](int round, auto rounds)
       {
-        AccumT aggregate[2];
-        int rank[2], valid[2], owner[2], widest[2];
-        bool active[2];
+        constexpr int Rounds = decltype(rounds)::value;
+        AccumT aggregate[Rounds][runs];
+        int rank[Rounds], valid[Rounds], owner[Rounds], widest[Rounds];
+        bool active[Rounds];
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
+        for (int r = 0; r < Rounds; ++r)
         {
           const int task = (round + r) * 32 + lane;
           int shift = 5, start = 0, first_group = 0; // this task's width (as a shift), and where it starts
@@ -361,36 +382,55 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
               first_group = first_groups[c];
             }
           }
-          active[r] = task < tasks;
-          widest[r] = __shfl_sync(~0u, active[r] ? 1 << shift : 1, 0); // lane 0's group is the round's widest
-          rank[r]   = (task - start) & ((1 << shift) - 1);
-          owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> shift)] : 0;
+          const int thread_shift = shift > run_shift ? shift - run_shift : 0; // the group's threads
+          active[r]              = task < tasks;
+          widest[r] = __shfl_sync(~0u, active[r] ? 1 << thread_shift : 1, 0); // lane 0's group is the widest
+          rank[r]   = (task - start) & ((1 << thread_shift) - 1);
+          owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> thread_shift)] : 0;
           const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner[r]);
           const std::uint64_t s_items = __shfl_sync(~0u, length, owner[r]);
           const int items             = active[r] ? static_cast<int>(s_items) : 0;
           const int run               = (items + (1 << shift) - 1) >> shift;
-          const int first             = rank[r] * run;
-          const int last              = first + run < items ? first + run : items;
           valid[r]                    = runs_of<sizes.lane_items>(items, run);
-          aggregate[r] = fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+#pragma unroll
+          for (int q = 0; q < runs; ++q)
+          {
+            const int first = (rank[r] * runs + q) * run;
+            const int last  = first + run < items ? first + run : items;
+            aggregate[r][q] =
+                fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+          }
         }
 #pragma unroll
-        for (int r = 0; r < 2; ++r)
+        for (int r = 0; r < Rounds; ++r)
         {
-          // Lanes reach only lanes of their own group: `rank + offset < valid <= width`.
+          merge_runs_in_tree(aggregate[r], rank[r] * runs, valid[r], op);
+          // Threads reach only threads of their own group: `rank + offset < valid threads <= group threads`.
+          const int valid_threads = (valid[r] + runs - 1) / runs;
           for (int offset = 1; offset < widest[r]; offset *= 2)
           {
-            const AccumT other = shuffle_down(aggregate[r], offset, 32);
-            if (rank[r] + offset < valid[r])
+            const AccumT other = shuffle_down(aggregate[r][0], offset, 32);
+            if (rank[r] + offset < valid_threads)
             {
-              aggregate[r] = op(aggregate[r], other);
+              aggregate[r][0] = op(aggregate[r][0], other);
             }
           }
           if (active[r] && rank[r] == 0)
           {
-            store_segment(out, group * 32 + owner[r], init.finalize(op, aggregate[r]));
+            store_segment(out, group * 32 + owner[r], init.finalize(op, aggregate[r][0]));
           }
         }
+      };
+      // `offset_rounds` at a time, then any left one by one (an empty round would cost its instructions).
+      const int all_rounds = (tasks + 31) / 32;
+      int round            = 0;
+      for (; round + offset_rounds <= all_rounds; round += offset_rounds)
+      {
+        reduce_rounds(round, std::integral_constant<int, offset_rounds>{});
+      }
+      for (; round < all_rounds; ++round)
+      {
+        reduce_rounds(round, std::integral_constant<int, 1>{});
       }
       __syncwarp(); // `owners` is rewritten by the next group
     }
