@@ -154,7 +154,7 @@ inline constexpr std::uint64_t prefetch_group_items = 64;
 //! Lane runs a thread of `SegmentedWarpKernel` takes of a small segment through offsets whose group is 2 lanes or
 //! more: consecutive ones, merged along the tree's first level (`merge_runs_in_tree`), so a group of `width` lanes
 //! is `width / 2` threads (a 2-lane group one), and its threads finish the same tree with shuffles. Against one run
-//! a thread, on an H100: Sum over float of 7-128 items took 0.71-0.96 of the time, the random mixes 0.78-0.93, Min
+//! a thread, on an H100: Sum over float of 7-128 items took 0.71-0.96 of the time, the random mixes 0.76-0.98, Min
 //! and ArgMax over 128 items 0.73-0.74. 4 runs a thread took 33 and 100 items further (0.59-0.69) but full runs of
 //! 16-128 items to 1.15-1.24 (docs/performance.md, "Small segments through offsets: two lane runs a thread").
 inline constexpr int offset_thread_runs = 2;
