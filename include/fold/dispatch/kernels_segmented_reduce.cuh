@@ -148,7 +148,8 @@ inline constexpr std::uint64_t prefetch_ahead_items = 16;
 //! The longest segments whose items `SegmentedWarpKernel` asks L2 for as their group starts (from
 //! `prefetch_ahead_items` up, at most 3 lines): their groups take several rounds, whose loads then meet L2. On an H100,
 //! 32-64 items took 0.88-0.97 of the time, uniform 1-64 0.91-0.97; 100-128 items (32 lanes, 4-5 lines) 1.11-1.24
-//! when they were asked for too, 1.11-1.15 with their first 2 lines.
+//! when they were asked for too, 1.11-1.15 with their first 2 lines. Measured again with two lane runs a thread
+//! (`offset_thread_runs`, an H200): without it 1.03-1.07, up to 128 items (5 lines) 1.10-1.23 for 100-128.
 inline constexpr std::uint64_t prefetch_group_items = 64;
 
 //! Lane runs a thread of `SegmentedWarpKernel` takes of a small segment through offsets whose group is 2 lanes or
