@@ -161,7 +161,7 @@ inline constexpr std::uint64_t prefetch_group_items = 64;
 inline constexpr int offset_thread_runs = 2;
 
 //! Rounds of 32 tasks `SegmentedWarpKernel`'s wider groups load together (3 spilled 40-112 bytes); a round left
-//! over is taken alone, since an empty round's instructions cost 7-15 % where groups of 2 lanes fill one round.
+//! over is taken alone, since an empty round's instructions cost 6-15 % where groups of 2 lanes fill one round.
 inline constexpr int offset_rounds = 2;
 
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
