@@ -339,6 +339,8 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       constexpr int runs      = offset_thread_runs;
       constexpr int run_shift = runs == 4 ? 2 : runs == 2 ? 1 : 0; // runs a thread, as a shift
       static_assert(runs == 1 || runs == 2 || runs == 4, "SegmentedWarpKernel: 1, 2 or 4 lane runs a thread");
+      // The threads of a group of `2^width_shift` lanes, as a shift: a thread per `runs` lanes, at least one.
+      auto threads_shift = [](int width_shift) { return width_shift > run_shift ? width_shift - run_shift : 0; };
       int starts[5];       // the first task of each width 32, 16, 8, 4, 2
       int first_groups[5]; // and the place of its first group
       int my_group = 0, tasks = 0, groups = 0;
@@ -353,8 +355,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
           my_group = groups + __popc(mask & ((1u << lane) - 1u));
         }
         groups += __popc(mask);
-        const int shift = 5 - c > run_shift ? 5 - c - run_shift : 0; // the group's threads, as a shift
-        tasks += __popc(mask) << shift;
+        tasks += __popc(mask) << threads_shift(5 - c);
       }
       if (width_of_mine > 1)
       {
@@ -383,7 +384,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
               first_group = first_groups[c];
             }
           }
-          const int thread_shift = shift > run_shift ? shift - run_shift : 0; // the group's threads
+          const int thread_shift = threads_shift(shift);
           active[r]              = task < tasks;
           widest[r] = __shfl_sync(~0u, active[r] ? 1 << thread_shift : 1, 0); // lane 0's group is the widest
           rank[r]   = (task - start) & ((1 << thread_shift) - 1);
