@@ -686,6 +686,12 @@ int main(int argc, char** argv)
   {
     add_segmented<__half, int, Op::Sum>(d);
   }
+  // Half's small segments through offsets at more lengths: lane runs of 5, 7 and 8 items (of at most 8) in groups
+  // of 2 to 32 lanes.
+  for (std::int64_t length : {16, 33, 64, 100, 256})
+  {
+    add_segmented<__half, int, Op::Sum>(fixed(length));
+  }
   for (const Distribution& d : subset)
   {
     add_segmented<float, int, Op::Min>(d);
