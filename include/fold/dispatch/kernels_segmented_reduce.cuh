@@ -164,13 +164,6 @@ inline constexpr int offset_thread_runs = 2;
 //! over is taken alone, since an empty round's instructions cost 6-15 % where groups of 2 lanes fill one round.
 inline constexpr int offset_rounds = 2;
 
-//! Whether `SegmentedWarpKernel` loads the lane runs of a warp's wider groups as whole vectors where every one of
-//! them is whole and aligned: for 1- and 2-byte items of a raw pointer, whose item-by-item loads bound the kernel
-//! at L1 (ncu, half over 128 items: L1 at 95 % of its throughput, DRAM at 53 %).
-template <typename InputIteratorT>
-inline constexpr bool offset_vector_runs = is_vectorizable_input_v<InputIteratorT>
-                                        && sizeof(value_t<InputIteratorT>) <= 2;
-
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
 //! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200). Where a
 //! thread folds `LaneRuns` lane runs of each segment, as many fewer (at least one).
@@ -369,12 +362,10 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
         owners[warp][my_group] = static_cast<unsigned char>(lane);
       }
       __syncwarp();
-      // Rounds `round` to `round + Rounds - 1`, their loads issued together (`Vectors`: each run whole or empty, and
-      // aligned, so one vector load).
-      auto reduce_rounds = [&](int round, auto rounds, auto vectors)
+      // Rounds `round` to `round + Rounds - 1`, their loads issued together.
+      auto reduce_rounds = [&](int round, auto rounds)
       {
-        constexpr int Rounds   = decltype(rounds)::value;
-        constexpr bool Vectors = decltype(vectors)::value;
+        constexpr int Rounds = decltype(rounds)::value;
         AccumT aggregate[Rounds][runs];
         int rank[Rounds], valid[Rounds], owner[Rounds], widest[Rounds];
         bool active[Rounds];
@@ -409,7 +400,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
             const int first = (rank[r] * runs + q) * run;
             const int last  = first + run < items ? first + run : items;
             aggregate[r][q] =
-                fold_run<sizes.lane_items, AccumT, OffsetT, Vectors>(in + s_begin, first, last, thread_op, transform);
+                fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
           }
         }
 #pragma unroll
@@ -434,40 +425,14 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       };
       // `offset_rounds` at a time, then any left one by one (an empty round would cost its instructions).
       const int all_rounds = (tasks + 31) / 32;
-      auto reduce_all      = [&](auto vectors)
+      int round            = 0;
+      for (; round + offset_rounds <= all_rounds; round += offset_rounds)
       {
-        int round = 0;
-        for (; round + offset_rounds <= all_rounds; round += offset_rounds)
-        {
-          reduce_rounds(round, std::integral_constant<int, offset_rounds>{}, vectors);
-        }
-        for (; round < all_rounds; ++round)
-        {
-          reduce_rounds(round, std::integral_constant<int, 1>{}, vectors);
-        }
-      };
-      if constexpr (offset_vector_runs<InputIteratorT>)
-      {
-        // Every wider group of the warp's segments in whole runs of `lane_items` from an aligned first item: each
-        // run one vector load, not `lane_items` (one test for the warp, so the other groups' code is unchanged).
-        // (Runs of `ceil(length / width)` items: `lane_items` where `length > (lane_items - 1) * width`.)
-        using Run        = ItemSlot<value_t<InputIteratorT>, sizes.lane_items>;
-        const bool whole = width_of_mine <= 1
-                        || (length % sizes.lane_items == 0
-                            && length > static_cast<std::uint64_t>(sizes.lane_items - 1) * width_of_mine
-                            && reinterpret_cast<std::uintptr_t>(in + begin) % alignof(Run) == 0);
-        if (__all_sync(~0u, whole))
-        {
-          reduce_all(std::true_type{});
-        }
-        else
-        {
-          reduce_all(std::false_type{});
-        }
+        reduce_rounds(round, std::integral_constant<int, offset_rounds>{});
       }
-      else
+      for (; round < all_rounds; ++round)
       {
-        reduce_all(std::false_type{});
+        reduce_rounds(round, std::integral_constant<int, 1>{});
       }
       __syncwarp(); // `owners` is rewritten by the next group
     }
