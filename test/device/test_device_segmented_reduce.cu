@@ -989,6 +989,93 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
   }
 }
 
+TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or not, against the host",
+          "[device][segmented]")
+{
+  // Small segments of 1- and 2-byte items through offsets, in lane runs of 4 and 8 items: each size below with the
+  // segments at the input's alignment (whole, aligned runs where the length gives them: 16-256 items), one item past
+  // it, and mixed with segments one item shorter in the same call: the cases a vector load per whole aligned run
+  // would take apart from the others (measured, not kept: docs/performance.md, "Small segments through offsets:
+  // 2-byte runs as words or vectors"). Exact results, against the host: int8 sums in int32, and ArgMin over int8
+  // and half of 16 distinct values (ties: the first index wins).
+  for (std::int64_t size : {4, 8, 12, 16, 24, 32, 64, 96, 120, 128, 256})
+  {
+    const std::int64_t count = 40000 / size + 5;
+    const auto n             = static_cast<std::size_t>(count * size + 1);
+    const auto bytes         = fold_test::random_values<std::int8_t>(n, 700 + size, fold_test::Values::full_range);
+    const auto tied_bytes    = fold_test::random_values<std::int8_t>(n, 800 + size, fold_test::Values::few);
+    const auto halves        = fold_test::random_values<__half>(n, 900 + size, fold_test::Values::few);
+    fold_test::DeviceBuffer<std::int8_t> d_bytes(bytes), d_tied_bytes(tied_bytes);
+    fold_test::DeviceBuffer<__half> d_halves(halves);
+    fold_test::DeviceBuffer<std::int32_t> d_sums(count);
+    fold_test::DeviceBuffer<fold::KeyValuePair<int, std::int8_t>> d_byte_arg(count);
+    fold_test::DeviceBuffer<fold::KeyValuePair<int, __half>> d_half_arg(count);
+    for (int layout = 0; layout < 3; ++layout)
+    {
+      INFO("size " << size << ", layout " << layout << " (aligned, one item past, every other segment shorter)");
+      const std::int64_t lead = layout == 1 ? 1 : 0;
+      std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1, 0);
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        const std::int64_t length                = layout == 2 && i % 2 == 1 ? size - 1 : size;
+        offsets[static_cast<std::size_t>(i + 1)] = offsets[static_cast<std::size_t>(i)] + length;
+      }
+      fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+      const std::int64_t* b = d_offsets.get();
+      const std::int64_t* e = d_offsets.get() + 1;
+      d_sums.poison();
+      d_byte_arg.poison();
+      d_half_arg.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes_needed)
+          {
+            return fold::DeviceSegmentedReduce::Reduce(
+                temp, bytes_needed, d_bytes.get() + lead, d_sums.get(), count, b, e, fold::Sum{}, std::int32_t{0});
+          });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes_needed) {
+            return fold::DeviceSegmentedReduce::ArgMin(
+                temp, bytes_needed, d_tied_bytes.get() + lead, d_byte_arg.get(), count, b, e);
+          });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes_needed) {
+            return fold::DeviceSegmentedReduce::ArgMin(
+                temp, bytes_needed, d_halves.get() + lead, d_half_arg.get(), count, b, e);
+          });
+      const auto sums     = d_sums.to_host();
+      const auto byte_arg = d_byte_arg.to_host();
+      const auto half_arg = d_half_arg.to_host();
+      std::int64_t wrong  = 0;
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        const auto first  = static_cast<std::size_t>(lead + offsets[static_cast<std::size_t>(i)]);
+        const auto length = static_cast<std::size_t>(offsets[static_cast<std::size_t>(i + 1)] -
+                                                     offsets[static_cast<std::size_t>(i)]);
+        std::int32_t sum = 0;
+        std::size_t byte_best = 0, half_best = 0;
+        for (std::size_t j = 0; j < length; ++j)
+        {
+          sum += bytes[first + j];
+          byte_best = tied_bytes[first + j] < tied_bytes[first + byte_best] ? j : byte_best;
+          half_best = fold_test::to_double(halves[first + j]) < fold_test::to_double(halves[first + half_best])
+                          ? j
+                          : half_best;
+        }
+        const auto at = static_cast<std::size_t>(i);
+        wrong += sums[at] == sum ? 0 : 1;
+        wrong += byte_arg[at].key == static_cast<int>(byte_best) && byte_arg[at].value == tied_bytes[first + byte_best]
+                     ? 0
+                     : 1;
+        wrong += half_arg[at].key == static_cast<int>(half_best)
+                         && fold_test::same_bits(half_arg[at].value, halves[first + half_best])
+                     ? 0
+                     : 1;
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 TEST_CASE("Segmented sums over several steps of the warp kernel's grid, one-lane groups in pairs and mixed",
           "[device][segmented]")
 {
