@@ -992,12 +992,12 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
 TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or not, against the host",
           "[device][segmented]")
 {
-  // Small segments of 1- and 2-byte items through offsets, in lane runs of 4 and 8 items: each size below with the
-  // segments at the input's alignment (whole, aligned runs where the length gives them: 16-256 items), one item past
-  // it, and mixed with segments one item shorter in the same call: the cases a vector load per whole aligned run
-  // would take apart from the others (measured, not kept: docs/performance.md, "Small segments through offsets:
-  // 2-byte runs as words or vectors"). Exact results, against the host: int8 sums in int32, and ArgMin over int8
-  // and half of 16 distinct values (ties: the first index wins).
+  // Small segments of 1- and 2-byte items through offsets, in lane runs of 4 and 8 items. A warp whose wider lane
+  // groups all have whole runs from an aligned first item loads each run as one vector; any other warp item by item.
+  // Each size below runs with the segments at the input's alignment (vectors where the length gives whole runs,
+  // 8-256 items), one item past it (item by item), and mixed with segments one item shorter in the same call (item by
+  // item). Exact results, against the host: int8 sums in int32, and ArgMin over int8 and half of 16 distinct values
+  // (ties: the first index wins).
   for (std::int64_t size : {4, 8, 12, 16, 24, 32, 64, 96, 120, 128, 256})
   {
     const std::int64_t count = 40000 / size + 5;
@@ -1033,12 +1033,14 @@ TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or
                 temp, bytes_needed, d_bytes.get() + lead, d_sums.get(), count, b, e, fold::Sum{}, std::int32_t{0});
           });
       fold_test::two_call(
-          [&](void* temp, std::size_t& bytes_needed) {
+          [&](void* temp, std::size_t& bytes_needed)
+          {
             return fold::DeviceSegmentedReduce::ArgMin(
                 temp, bytes_needed, d_tied_bytes.get() + lead, d_byte_arg.get(), count, b, e);
           });
       fold_test::two_call(
-          [&](void* temp, std::size_t& bytes_needed) {
+          [&](void* temp, std::size_t& bytes_needed)
+          {
             return fold::DeviceSegmentedReduce::ArgMin(
                 temp, bytes_needed, d_halves.get() + lead, d_half_arg.get(), count, b, e);
           });
@@ -1048,26 +1050,25 @@ TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or
       std::int64_t wrong  = 0;
       for (std::int64_t i = 0; i < count; ++i)
       {
-        const auto first  = static_cast<std::size_t>(lead + offsets[static_cast<std::size_t>(i)]);
-        const auto length = static_cast<std::size_t>(offsets[static_cast<std::size_t>(i + 1)] -
-                                                     offsets[static_cast<std::size_t>(i)]);
-        std::int32_t sum = 0;
+        const auto first = static_cast<std::size_t>(lead + offsets[static_cast<std::size_t>(i)]);
+        const auto length =
+            static_cast<std::size_t>(offsets[static_cast<std::size_t>(i + 1)] - offsets[static_cast<std::size_t>(i)]);
+        std::int32_t sum      = 0;
         std::size_t byte_best = 0, half_best = 0;
         for (std::size_t j = 0; j < length; ++j)
         {
           sum += bytes[first + j];
           byte_best = tied_bytes[first + j] < tied_bytes[first + byte_best] ? j : byte_best;
-          half_best = fold_test::to_double(halves[first + j]) < fold_test::to_double(halves[first + half_best])
-                          ? j
-                          : half_best;
+          half_best =
+              fold_test::to_double(halves[first + j]) < fold_test::to_double(halves[first + half_best]) ? j : half_best;
         }
         const auto at = static_cast<std::size_t>(i);
         wrong += sums[at] == sum ? 0 : 1;
         wrong += byte_arg[at].key == static_cast<int>(byte_best) && byte_arg[at].value == tied_bytes[first + byte_best]
                      ? 0
                      : 1;
-        wrong += half_arg[at].key == static_cast<int>(half_best)
-                         && fold_test::same_bits(half_arg[at].value, halves[first + half_best])
+        wrong += half_arg[at].key == static_cast<int>(half_best) &&
+                         fold_test::same_bits(half_arg[at].value, halves[first + half_best])
                      ? 0
                      : 1;
       }

@@ -164,6 +164,15 @@ inline constexpr int offset_thread_runs = 2;
 //! over is taken alone, since an empty round's instructions cost 6-15 % where groups of 2 lanes fill one round.
 inline constexpr int offset_rounds = 2;
 
+//! Whether `SegmentedWarpKernel` loads the lane runs of a warp's wider groups one vector load each where every one
+//! of them is whole and aligned: for 1- and 2-byte items of a raw pointer, whose item-by-item loads bound the kernel
+//! at L1 (ncu, half over 128 items: L1 at 95 % of its throughput, DRAM at 53 %). On an H100, half over 64-256 items
+//! took 0.67-0.69 of the time (50-53 -> 75-77 % of peak), and the warps that keep item-by-item loads 1.03-1.07
+//! (docs/performance.md, "Small segments through offsets: 2-byte runs as words or vectors").
+template <typename InputIteratorT>
+inline constexpr bool offset_vector_runs = is_vectorizable_input_v<InputIteratorT> &&
+                                           sizeof(value_t<InputIteratorT>) <= 2;
+
 //! Segments a thread of `SegmentedFixedKernel` takes at a time (their loads in flight together): up to 16 words
 //! of accumulators, so wide pairs keep their registers (8 for 4-byte ones was 4% slower than 4 on an H200). Where a
 //! thread folds `LaneRuns` lane runs of each segment, as many fewer (at least one).
@@ -362,12 +371,14 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
         owners[warp][my_group] = static_cast<unsigned char>(lane);
       }
       __syncwarp();
-      // Rounds `round` to `round + Rounds - 1`, their loads issued together.
-      auto reduce_rounds = [&](int round, auto rounds)
+      // Rounds `round` to `round + Rounds - 1`: each task's group and segment first, then all their runs' loads
+      // together (`vectors_now`: every run whole or empty, and aligned, so one vector load each), then the shuffles.
+      auto reduce_rounds = [&](int round, auto rounds, bool vectors_now)
       {
         constexpr int Rounds = decltype(rounds)::value;
         AccumT aggregate[Rounds][runs];
-        int rank[Rounds], valid[Rounds], owner[Rounds], widest[Rounds];
+        int rank[Rounds], valid[Rounds], owner[Rounds], widest[Rounds], items[Rounds], run[Rounds];
+        std::int64_t s_begin[Rounds];
         bool active[Rounds];
 #pragma unroll
         for (int r = 0; r < Rounds; ++r)
@@ -386,22 +397,44 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
           }
           const int thread_shift = threads_shift(shift);
           active[r]              = task < tasks;
-          widest[r] = __shfl_sync(~0u, active[r] ? 1 << thread_shift : 1, 0); // lane 0's group is the widest
-          rank[r]   = (task - start) & ((1 << thread_shift) - 1);
-          owner[r]  = active[r] ? owners[warp][first_group + ((task - start) >> thread_shift)] : 0;
-          const std::int64_t s_begin  = __shfl_sync(~0u, begin, owner[r]);
+          widest[r]  = __shfl_sync(~0u, active[r] ? 1 << thread_shift : 1, 0); // lane 0's group is the widest
+          rank[r]    = (task - start) & ((1 << thread_shift) - 1);
+          owner[r]   = active[r] ? owners[warp][first_group + ((task - start) >> thread_shift)] : 0;
+          s_begin[r] = __shfl_sync(~0u, begin, owner[r]);
           const std::uint64_t s_items = __shfl_sync(~0u, length, owner[r]);
-          const int items             = active[r] ? static_cast<int>(s_items) : 0;
-          const int run               = (items + (1 << shift) - 1) >> shift;
-          valid[r]                    = runs_of<sizes.lane_items>(items, run);
+          items[r]                    = active[r] ? static_cast<int>(s_items) : 0;
+          run[r]                      = (items[r] + (1 << shift) - 1) >> shift;
+          valid[r]                    = runs_of<sizes.lane_items>(items[r], run[r]);
+        }
+        auto load_runs = [&](auto vector_runs)
+        {
 #pragma unroll
-          for (int q = 0; q < runs; ++q)
+          for (int r = 0; r < Rounds; ++r)
           {
-            const int first = (rank[r] * runs + q) * run;
-            const int last  = first + run < items ? first + run : items;
-            aggregate[r][q] =
-                fold_run<sizes.lane_items, AccumT, OffsetT>(in + s_begin, first, last, thread_op, transform);
+#pragma unroll
+            for (int q = 0; q < runs; ++q)
+            {
+              const int first = (rank[r] * runs + q) * run[r];
+              const int last  = first + run[r] < items[r] ? first + run[r] : items[r];
+              aggregate[r][q] = fold_run<sizes.lane_items, AccumT, OffsetT, decltype(vector_runs)::value>(
+                  in + s_begin[r], first, last, thread_op, transform);
+            }
           }
+        };
+        if constexpr (offset_vector_runs<InputIteratorT>)
+        {
+          if (vectors_now)
+          {
+            load_runs(std::true_type{});
+          }
+          else
+          {
+            load_runs(std::false_type{});
+          }
+        }
+        else
+        {
+          load_runs(std::false_type{});
         }
 #pragma unroll
         for (int r = 0; r < Rounds; ++r)
@@ -425,14 +458,33 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       };
       // `offset_rounds` at a time, then any left one by one (an empty round would cost its instructions).
       const int all_rounds = (tasks + 31) / 32;
-      int round            = 0;
-      for (; round + offset_rounds <= all_rounds; round += offset_rounds)
+      auto reduce_all      = [&](bool vectors)
       {
-        reduce_rounds(round, std::integral_constant<int, offset_rounds>{});
+        int round = 0;
+        for (; round + offset_rounds <= all_rounds; round += offset_rounds)
+        {
+          reduce_rounds(round, std::integral_constant<int, offset_rounds>{}, vectors);
+        }
+        for (; round < all_rounds; ++round)
+        {
+          reduce_rounds(round, std::integral_constant<int, 1>{}, vectors);
+        }
+      };
+      if constexpr (offset_vector_runs<InputIteratorT>)
+      {
+        // Every wider group of the warp's segments in whole runs of `lane_items` from an aligned first item: each
+        // run one vector load, not `lane_items` (one test for the warp; runs of `ceil(length / width)` items are
+        // `lane_items` long where `length > (lane_items - 1) * width`).
+        using Run = ItemSlot<value_t<InputIteratorT>, sizes.lane_items>;
+        const bool whole =
+            width_of_mine <= 1 || (length % sizes.lane_items == 0 &&
+                                   length > static_cast<std::uint64_t>(sizes.lane_items - 1) * width_of_mine &&
+                                   reinterpret_cast<std::uintptr_t>(in + begin) % alignof(Run) == 0);
+        reduce_all(__all_sync(~0u, whole));
       }
-      for (; round < all_rounds; ++round)
+      else
       {
-        reduce_rounds(round, std::integral_constant<int, 1>{});
+        reduce_all(false);
       }
       __syncwarp(); // `owners` is rewritten by the next group
     }
