@@ -372,8 +372,8 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       }
       __syncwarp();
       // Rounds `round` to `round + Rounds - 1`: each task's group and segment first, then all their runs' loads
-      // together (`vectors_now`: every run whole or empty, and aligned, so one vector load each), then the shuffles.
-      auto reduce_rounds = [&](int round, auto rounds, bool vectors_now)
+      // together (`vector_loads`: every run whole or empty, and aligned, so one vector load each), then the shuffles.
+      auto reduce_rounds = [&](int round, auto rounds, bool vector_loads)
       {
         constexpr int Rounds = decltype(rounds)::value;
         AccumT aggregate[Rounds][runs];
@@ -423,7 +423,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
         };
         if constexpr (offset_vector_runs<InputIteratorT>)
         {
-          if (vectors_now)
+          if (vector_loads)
           {
             load_runs(std::true_type{});
           }
@@ -456,35 +456,29 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
           }
         }
       };
-      // `offset_rounds` at a time, then any left one by one (an empty round would cost its instructions).
-      const int all_rounds = (tasks + 31) / 32;
-      auto reduce_all      = [&](bool vectors)
-      {
-        int round = 0;
-        for (; round + offset_rounds <= all_rounds; round += offset_rounds)
-        {
-          reduce_rounds(round, std::integral_constant<int, offset_rounds>{}, vectors);
-        }
-        for (; round < all_rounds; ++round)
-        {
-          reduce_rounds(round, std::integral_constant<int, 1>{}, vectors);
-        }
-      };
+      // Every wider group of the warp's segments in whole runs of `lane_items` from an aligned first item: each run
+      // one vector load, not `lane_items` (one test for the warp; runs of `ceil(length / width)` items are
+      // `lane_items` long where `length > (lane_items - 1) * width`).
+      bool vectors = false;
       if constexpr (offset_vector_runs<InputIteratorT>)
       {
-        // Every wider group of the warp's segments in whole runs of `lane_items` from an aligned first item: each
-        // run one vector load, not `lane_items` (one test for the warp; runs of `ceil(length / width)` items are
-        // `lane_items` long where `length > (lane_items - 1) * width`).
         using Run = ItemSlot<value_t<InputIteratorT>, sizes.lane_items>;
         const bool whole =
             width_of_mine <= 1 || (length % sizes.lane_items == 0 &&
                                    length > static_cast<std::uint64_t>(sizes.lane_items - 1) * width_of_mine &&
                                    reinterpret_cast<std::uintptr_t>(in + begin) % alignof(Run) == 0);
-        reduce_all(__all_sync(~0u, whole));
+        vectors = __all_sync(~0u, whole);
       }
-      else
+      // `offset_rounds` at a time, then any left one by one (an empty round would cost its instructions).
+      const int all_rounds = (tasks + 31) / 32;
+      int round            = 0;
+      for (; round + offset_rounds <= all_rounds; round += offset_rounds)
       {
-        reduce_all(false);
+        reduce_rounds(round, std::integral_constant<int, offset_rounds>{}, vectors);
+      }
+      for (; round < all_rounds; ++round)
+      {
+        reduce_rounds(round, std::integral_constant<int, 1>{}, vectors);
       }
       __syncwarp(); // `owners` is rewritten by the next group
     }
