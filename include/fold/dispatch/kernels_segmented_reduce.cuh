@@ -217,6 +217,16 @@ fixed_block_segments(const SegmentClasses& classes, int block_threads, std::uint
          fixed_segment_tasks<AccumT, LaneRuns>() * (length == 1 ? one_item_run : 1);
 }
 
+//! Whether a small segment of `length` items at `in`, in `width` lanes (so `length <= run * width`), is whole lane
+//! runs of `run` items each (`ceil(length / width)` is `run`, and `run` divides `length`), every run aligned to its
+//! bytes: what one vector load a run needs.
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE bool whole_vector_runs(InputIteratorT in, std::uint64_t length, std::uint64_t width, std::uint64_t run)
+{
+  return length % run == 0 && length > (run - 1) * width &&
+         reinterpret_cast<std::uintptr_t>(in) % (sizeof(value_t<InputIteratorT>) * run) == 0;
+}
+
 //! The items of each lane run `SegmentedFixedKernel` reads with one vector load from the small segments of `length`
 //! items at `in` (its `VectorRun` instantiation), or 0: a raw pointer to a primitive type, every run 2 or
 //! `lane_items` items (none shorter; 2 only where a segment is 2 items) and every run aligned to its size. The runs
@@ -232,8 +242,8 @@ FOLD_HOST_DEVICE int fixed_vector_run(const SegmentClasses& classes, InputIterat
     }
     const auto width = static_cast<std::uint64_t>(classes.lanes(length));
     const auto run   = (length + width - 1) / width;
-    const bool whole = (run == 2 || run == static_cast<std::uint64_t>(classes.lane_items)) && length % run == 0;
-    return whole && reinterpret_cast<std::uintptr_t>(in) % (sizeof(value_t<InputIteratorT>) * run) == 0
+    return (run == 2 || run == static_cast<std::uint64_t>(classes.lane_items)) &&
+                   whole_vector_runs(in, length, width, run)
                ? static_cast<int>(run)
                : 0;
   }
@@ -457,17 +467,15 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
         }
       };
       // Every wider group of the warp's segments in whole runs of `lane_items` from an aligned first item: each run
-      // one vector load, not `lane_items` (one test for the warp; runs of `ceil(length / width)` items are
-      // `lane_items` long where `length > (lane_items - 1) * width`).
+      // one vector load, not `lane_items` (one test for the warp).
       bool vectors = false;
       if constexpr (offset_vector_runs<InputIteratorT>)
       {
-        using Run = ItemSlot<value_t<InputIteratorT>, sizes.lane_items>;
-        const bool whole =
-            width_of_mine <= 1 || (length % sizes.lane_items == 0 &&
-                                   length > static_cast<std::uint64_t>(sizes.lane_items - 1) * width_of_mine &&
-                                   reinterpret_cast<std::uintptr_t>(in + begin) % alignof(Run) == 0);
-        vectors = __all_sync(~0u, whole);
+        const bool whole = width_of_mine <= 1 || whole_vector_runs(in + begin,
+                                                                   length,
+                                                                   static_cast<std::uint64_t>(width_of_mine),
+                                                                   static_cast<std::uint64_t>(sizes.lane_items));
+        vectors          = __all_sync(~0u, whole);
       }
       // `offset_rounds` at a time, then any left one by one (an empty round would cost its instructions).
       const int all_rounds = (tasks + 31) / 32;
