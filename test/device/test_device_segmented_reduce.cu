@@ -989,15 +989,16 @@ TEST_CASE("Fixed-size small segments of narrow items and arg-reductions, each la
   }
 }
 
-TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or not, against the host",
+TEST_CASE("Small segments of 1-, 2- and 4-byte items through offsets: whole and partial lane runs, aligned or not, "
+          "against the host",
           "[device][segmented]")
 {
-  // Small segments of 1- and 2-byte items through offsets, in lane runs of 4 and 8 items. A warp whose wider lane
-  // groups all have whole runs from an aligned first item loads each run as one vector; any other warp item by item.
-  // Each size below runs with the segments at the input's alignment (vectors where the length gives whole runs,
+  // Small segments of 1-, 2- and 4-byte items through offsets, in lane runs of 4, 8 and 4 items. A warp whose wider
+  // lane groups all have whole runs from an aligned first item loads each run as one vector; any other warp item by
+  // item. Each size below runs with the segments at the input's alignment (vectors where the length gives whole runs,
   // 8-256 items), one item past it (item by item), and mixed with segments one item shorter in the same call (item by
-  // item). Exact results, against the host: int8 sums in int32, and ArgMin over int8 and half of 16 distinct values
-  // (ties: the first index wins).
+  // item). Exact results, against the host: int8 sums in int32, int32 sums of 1..4, and ArgMin over int8, half and
+  // float of 16 distinct values (ties: the first index wins).
   for (std::int64_t size : {4, 8, 12, 16, 24, 32, 64, 96, 120, 128, 256})
   {
     const std::int64_t count = 40000 / size + 5;
@@ -1005,11 +1006,16 @@ TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or
     const auto bytes         = fold_test::random_values<std::int8_t>(n, 700 + size, fold_test::Values::full_range);
     const auto tied_bytes    = fold_test::random_values<std::int8_t>(n, 800 + size, fold_test::Values::few);
     const auto halves        = fold_test::random_values<__half>(n, 900 + size, fold_test::Values::few);
+    const auto ints          = fold_test::random_values<std::int32_t>(n, 1000 + size, fold_test::Values::small);
+    const auto floats        = fold_test::random_values<float>(n, 1100 + size, fold_test::Values::few);
     fold_test::DeviceBuffer<std::int8_t> d_bytes(bytes), d_tied_bytes(tied_bytes);
     fold_test::DeviceBuffer<__half> d_halves(halves);
-    fold_test::DeviceBuffer<std::int32_t> d_sums(count);
+    fold_test::DeviceBuffer<std::int32_t> d_ints(ints);
+    fold_test::DeviceBuffer<float> d_floats(floats);
+    fold_test::DeviceBuffer<std::int32_t> d_sums(count), d_int_sums(count);
     fold_test::DeviceBuffer<fold::KeyValuePair<int, std::int8_t>> d_byte_arg(count);
     fold_test::DeviceBuffer<fold::KeyValuePair<int, __half>> d_half_arg(count);
+    fold_test::DeviceBuffer<fold::KeyValuePair<int, float>> d_float_arg(count);
     for (int layout = 0; layout < 3; ++layout)
     {
       INFO("size " << size << ", layout " << layout << " (aligned, one item past, every other segment shorter)");
@@ -1026,6 +1032,8 @@ TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or
       d_sums.poison();
       d_byte_arg.poison();
       d_half_arg.poison();
+      d_int_sums.poison();
+      d_float_arg.poison();
       fold_test::two_call(
           [&](void* temp, std::size_t& bytes_needed)
           {
@@ -1044,21 +1052,36 @@ TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or
             return fold::DeviceSegmentedReduce::ArgMin(
                 temp, bytes_needed, d_halves.get() + lead, d_half_arg.get(), count, b, e);
           });
-      const auto sums     = d_sums.to_host();
-      const auto byte_arg = d_byte_arg.to_host();
-      const auto half_arg = d_half_arg.to_host();
-      std::int64_t wrong  = 0;
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes_needed) {
+            return fold::DeviceSegmentedReduce::Sum(
+                temp, bytes_needed, d_ints.get() + lead, d_int_sums.get(), count, b, e);
+          });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes_needed)
+          {
+            return fold::DeviceSegmentedReduce::ArgMin(
+                temp, bytes_needed, d_floats.get() + lead, d_float_arg.get(), count, b, e);
+          });
+      const auto sums      = d_sums.to_host();
+      const auto byte_arg  = d_byte_arg.to_host();
+      const auto half_arg  = d_half_arg.to_host();
+      const auto int_sums  = d_int_sums.to_host();
+      const auto float_arg = d_float_arg.to_host();
+      std::int64_t wrong   = 0;
       for (std::int64_t i = 0; i < count; ++i)
       {
         const auto first = static_cast<std::size_t>(lead + offsets[static_cast<std::size_t>(i)]);
         const auto length =
             static_cast<std::size_t>(offsets[static_cast<std::size_t>(i + 1)] - offsets[static_cast<std::size_t>(i)]);
-        std::int32_t sum      = 0;
-        std::size_t byte_best = 0, half_best = 0;
+        std::int32_t sum = 0, int_sum = 0;
+        std::size_t byte_best = 0, half_best = 0, float_best = 0;
         for (std::size_t j = 0; j < length; ++j)
         {
           sum += bytes[first + j];
-          byte_best = tied_bytes[first + j] < tied_bytes[first + byte_best] ? j : byte_best;
+          int_sum += ints[first + j];
+          float_best = floats[first + j] < floats[first + float_best] ? j : float_best;
+          byte_best  = tied_bytes[first + j] < tied_bytes[first + byte_best] ? j : byte_best;
           half_best =
               fold_test::to_double(halves[first + j]) < fold_test::to_double(halves[first + half_best]) ? j : half_best;
         }
@@ -1069,6 +1092,11 @@ TEST_CASE("Narrow items through offsets: whole and partial lane runs, aligned or
                      : 1;
         wrong += half_arg[at].key == static_cast<int>(half_best) &&
                          fold_test::same_bits(half_arg[at].value, halves[first + half_best])
+                     ? 0
+                     : 1;
+        wrong += int_sums[at] == int_sum ? 0 : 1;
+        wrong += float_arg[at].key == static_cast<int>(float_best) &&
+                         fold_test::same_bits(float_arg[at].value, floats[first + float_best])
                      ? 0
                      : 1;
       }
