@@ -182,3 +182,65 @@ TEST_CASE("A segment of more than 2^32 items through 64-bit offsets", "[device][
   CHECK(out[2] == closed_form(huge + 10) - closed_form(huge));
   CHECK(out[3] == 0);
 }
+
+namespace
+{
+//! Item `i` as an index-value pair whose index is past 2^32 (as a pair the items carry, not one a kernel makes):
+//! index 2^33 + 3i, a value of 1000 levels, so ties are everywhere.
+struct CarriedPair
+{
+  __host__ __device__ fold::KeyValuePair<std::int64_t, float> operator()(std::int64_t i) const
+  {
+    return {(std::int64_t{1} << 33) + 3 * i, static_cast<float>((static_cast<std::uint64_t>(i) * 2654435761u) % 1000u)};
+  }
+};
+
+//! The pair of the smaller value, the earlier one on ties.
+struct MinCarriedPair
+{
+  __host__ __device__ fold::KeyValuePair<std::int64_t, float>
+  operator()(const fold::KeyValuePair<std::int64_t, float>& earlier,
+             const fold::KeyValuePair<std::int64_t, float>& later) const
+  {
+    return later.value < earlier.value ? later : earlier;
+  }
+};
+} // namespace
+
+TEST_CASE("Segmented Reduce over index-value pairs the items carry keeps 64-bit indices in small segments",
+          "[device][segmented]")
+{
+  // The small segments' lane groups shuffle the arg-reductions' pairs with 32-bit indices, which count from the
+  // segment's first item; a pair the items carry keeps its whole index (here every index is past 2^32).
+  constexpr std::int64_t lengths[]  = {5, 17, 33, 64, 100, 128}; // one lane to 32 lanes a segment
+  std::vector<std::int64_t> offsets = {0};
+  for (int i = 0; i < 3000; ++i)
+  {
+    offsets.push_back(offsets.back() + lengths[i % 6]);
+  }
+  const auto n  = static_cast<std::int64_t>(offsets.size()) - 1;
+  const auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), CarriedPair{});
+  const fold::KeyValuePair<std::int64_t, float> init{-1, std::numeric_limits<float>::infinity()};
+  fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+  fold_test::DeviceBuffer<fold::KeyValuePair<std::int64_t, float>> d_out(n);
+  d_out.poison();
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return fold::DeviceSegmentedReduce::Reduce(
+            temp, bytes, in, d_out.get(), n, d_offsets.get(), d_offsets.get() + 1, MinCarriedPair{}, init);
+      });
+  const auto out     = d_out.to_host();
+  std::int64_t wrong = 0;
+  for (std::int64_t s = 0; s < n; ++s)
+  {
+    fold::KeyValuePair<std::int64_t, float> best = init;
+    for (std::int64_t i = offsets[static_cast<std::size_t>(s)]; i < offsets[static_cast<std::size_t>(s + 1)]; ++i)
+    {
+      best = MinCarriedPair{}(best, CarriedPair{}(i));
+    }
+    const auto& got = out[static_cast<std::size_t>(s)];
+    wrong += got.key == best.key && got.value == best.value ? 0 : 1;
+  }
+  CHECK(wrong == 0);
+}

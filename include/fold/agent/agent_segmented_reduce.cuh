@@ -20,6 +20,7 @@
 #include <fold/detail/reduction.cuh>
 
 #include <cstdint>
+#include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
 namespace detail
@@ -321,6 +322,25 @@ FOLD_DEVICE FOLD_FORCEINLINE void merge_runs_in_tree(AccumT (&runs)[Runs], int f
         runs[r] = op(runs[r], runs[r + step]);
       }
     }
+  }
+}
+
+//! `shuffle_down` over the whole warp of a partial of a small segment. `IndicesInSegment`: an index-value pair's
+//! 64-bit index counts from the segment's first item (the arg-reductions' pairs, `pairs_with_index_v`), so it is
+//! under `small_max` and goes as one 32-bit word: the pair takes 2 shuffles, not 3. Indices the items carry may
+//! be any 64-bit value, and go whole.
+template <bool IndicesInSegment, typename AccumT>
+FOLD_DEVICE FOLD_FORCEINLINE AccumT shuffle_down_in_small(const AccumT& value, int offset)
+{
+  if constexpr (IndicesInSegment)
+  {
+    static_assert(std::is_same_v<decltype(AccumT::key), std::int64_t>, "shuffle_down_in_small: 64-bit indices");
+    const int key = __shfl_down_sync(~0u, static_cast<int>(value.key), offset);
+    return {static_cast<std::int64_t>(key), shuffle_down(value.value, offset, 32)};
+  }
+  else
+  {
+    return shuffle_down(value, offset, 32);
   }
 }
 

@@ -126,6 +126,13 @@ struct PairWithIndex
   }
 };
 
+//! Whether `TransformOpT` is `PairWithIndex`: each pair's index is the one the kernel passes, counted from the first
+//! item of the range (a segment's, where a kernel reduces segments), never an index the items carry.
+template <typename TransformOpT>
+inline constexpr bool pairs_with_index_v = false;
+template <typename ValuesT>
+inline constexpr bool pairs_with_index_v<PairWithIndex<ValuesT>> = true;
+
 //! Min and Max (`ForMax`) over items of `T` as the facades run them: fold's operator over the values as
 //! `ExtremumValues` carries them (order keys for floating-point items), its identity, and ArgMin/ArgMax's
 //! (index, value) pairs. Shared by DeviceReduce and DeviceSegmentedReduce.

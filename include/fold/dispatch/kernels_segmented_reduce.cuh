@@ -454,7 +454,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
           const int valid_threads = (valid[r] + runs - 1) / runs;
           for (int offset = 1; offset < widest[r]; offset *= 2)
           {
-            const AccumT other = shuffle_down(aggregate[r][0], offset, 32);
+            const AccumT other = shuffle_down_in_small<pairs_with_index_v<TransformOpT>>(aggregate[r][0], offset);
             if (rank[r] + offset < valid_threads)
             {
               aggregate[r][0] = op(aggregate[r][0], other);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <fold/util/macros.cuh>
+#include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
 
@@ -39,6 +40,15 @@ FOLD_DEVICE FOLD_FORCEINLINE T shuffle_words(const T& value, ShuffleT shuffle)
     std::memcpy(&result, buffer, sizeof(T));
     return result;
   }
+}
+
+//! A pair member by member: its padding (the 4 bytes beside an 8-byte key and a 4-byte value, as in the
+//! arg-reductions' accumulators) is not shuffled, so such a pair takes 3 shuffles, not 4.
+template <typename KeyT, typename ValueT, typename ShuffleT>
+FOLD_DEVICE FOLD_FORCEINLINE KeyValuePair<KeyT, ValueT> shuffle_words(const KeyValuePair<KeyT, ValueT>& pair,
+                                                                      ShuffleT shuffle)
+{
+  return {shuffle_words(pair.key, shuffle), shuffle_words(pair.value, shuffle)};
 }
 
 //! `__shfl_down_sync` for any trivially copyable type.
