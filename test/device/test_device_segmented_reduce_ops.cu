@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // DeviceSegmentedReduce::Min, Max, ArgMin and ArgMax over segments of every size class: exact results against a
 // host reference with fold's floating-point rules (NaN first, -0.0 below +0.0, first index on ties) and against
-// cub where the rules agree; empty segments; a segment of more than 2^32 items through 64-bit offsets.
+// cub where the rules agree; empty segments; a segment of more than 2^32 items through 64-bit offsets; and a custom
+// operator over index-value pairs the items carry, whose 64-bit indices small segments must keep whole.
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
