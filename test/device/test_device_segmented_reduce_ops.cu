@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // DeviceSegmentedReduce::Min, Max, ArgMin and ArgMax over segments of every size class: exact results against a
 // host reference with fold's floating-point rules (NaN first, -0.0 below +0.0, first index on ties) and against
-// cub where the rules agree; empty segments; a segment of more than 2^32 items through 64-bit offsets; and a custom
-// operator over index-value pairs the items carry, whose 64-bit indices small segments must keep whole.
+// cub where the rules agree; empty segments; a segment of more than 2^32 items through 64-bit offsets; ArgMax over
+// fixed-size segments of 2^32 items and more (packed pairs up to 2^32); and a custom operator over index-value pairs
+// the items carry, whose 64-bit indices small segments must keep whole.
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -182,6 +183,42 @@ TEST_CASE("A segment of more than 2^32 items through 64-bit offsets", "[device][
   CHECK(out[1] == closed_form(huge) - closed_form(3));
   CHECK(out[2] == closed_form(huge + 10) - closed_form(huge));
   CHECK(out[3] == 0);
+}
+
+namespace
+{
+//! Item `i` of the fixed-size ArgMax test: `i % 7`, and 9 at the items `peaks` names (their indices as given).
+struct PeaksAt
+{
+  std::int64_t first, second;
+  __host__ __device__ int operator()(std::int64_t i) const
+  {
+    return i == first || i == second ? 9 : static_cast<int>(i % 7);
+  }
+};
+} // namespace
+
+TEST_CASE("Fixed-size segments of 2^32 items and more: ArgMax's indices past 2^31 and 2^32",
+          "[device][segmented][huge]")
+{
+  // Segments of up to 2^32 items reduce packed pairs, their index in 32 bits; longer ones (int64 index, value) pairs.
+  // Two segments of each size from a counting iterator, with the maximum near each segment's end: local index
+  // size - 1 in the first and size - 2 in the second (past 2^32 for the longer size); elsewhere 6 ties at every 7th.
+  for (const std::int64_t size : {std::int64_t{1} << 32, (std::int64_t{1} << 32) + 3})
+  {
+    CAPTURE(size);
+    const PeaksAt peaks{size - 1, size + size - 2};
+    auto items = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), peaks);
+    fold_test::DeviceBuffer<fold::KeyValuePair<std::int64_t, int>> d_out(2);
+    d_out.poison();
+    fold_test::two_call([&](void* temp, std::size_t& bytes)
+                        { return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, items, d_out.get(), 2, size); });
+    const auto out = d_out.to_host();
+    CHECK(out[0].key == size - 1);
+    CHECK(out[0].value == 9);
+    CHECK(out[1].key == size - 2);
+    CHECK(out[1].value == 9);
+  }
 }
 
 namespace

@@ -106,6 +106,20 @@ FOLD_DEVICE FOLD_FORCEINLINE void store_result(UnpackArg<ArgOutputT, PackedT> ou
   store_result(out.out, pair);
 }
 
+template <typename ArgOutputT, typename PackedT>
+FOLD_DEVICE FOLD_FORCEINLINE void
+store_segment(UnpackArg<ArgOutputT, PackedT> out, std::int64_t i, const typename PackedT::PackedPair& packed)
+{
+  store_segment(out.out, i, PackedT::unpack(packed));
+}
+
+template <typename ArgOutputT, typename PackedT, typename K, typename V>
+FOLD_DEVICE FOLD_FORCEINLINE void
+store_segment(UnpackArg<ArgOutputT, PackedT> out, std::int64_t i, const KeyValuePair<K, V>& pair)
+{
+  store_segment(out.out, i, pair);
+}
+
 //! An output written through an order key: the key is turned back into the `T` it came from (Min, Max, ArgMin
 //! and ArgMax over floating-point input reduce keys, see `order_key_t`).
 template <typename OutputIteratorT, typename T, bool ForMax>

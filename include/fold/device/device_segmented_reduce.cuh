@@ -742,6 +742,10 @@ private:
         stream);
   }
 
+  // ArgMin/ArgMax reduce packed pairs (`PackedArgReduction`: a `uint64_t` for values of up to 32 bits, three 32-bit
+  // words for 64-bit ones) where every index within a segment fits 32 bits: offsets of up to 32 bits, or the
+  // fixed-size overload's segments of up to 2^32 items. Otherwise, and for values of other types, (int64 index,
+  // value) pairs. 32-bit offsets never instantiate the (int64 index, value) kernels.
   template <bool ForMax,
             typename InputIteratorT,
             typename OutputIteratorT,
@@ -760,22 +764,50 @@ private:
   {
     using InputT     = detail::value_t<InputIteratorT>;
     using ReductionT = detail::ExtremumReduction<InputT, ForMax>;
-    using AccumT     = typename ReductionT::PairT;
+    using PackedT    = detail::PackedArgReduction<InputT, ForMax>;
     using PairT      = detail::non_void_value_t<OutputIteratorT, KeyValuePair<int, InputT>>;
     static_assert(std::is_integral_v<decltype(PairT::key)>,
                   "fold::DeviceSegmentedReduce: the output of ArgMin/ArgMax holds KeyValuePair<integer, T>");
-    return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(
-        d_temp_storage,
-        temp_storage_bytes,
-        d_in,
-        detail::PairOutput<OutputIteratorT, InputT, ForMax>{d_out},
-        num_segments,
-        d_begin_offsets,
-        d_end_offsets,
-        typename ReductionT::ArgOp{},
-        detail::EmptyResult<AccumT>{ReductionT::empty_pair()},
-        typename ReductionT::ToPair{},
-        stream);
+    using OutT = detail::PairOutput<OutputIteratorT, InputT, ForMax>;
+    // The reduction in `AccumT`, written through `out`; generic, so that a path is instantiated only where taken.
+    auto reduce = [&](auto accum, auto out, auto op, auto to_pair)
+    {
+      return detail::segmented_reduce<decltype(accum), detail::tuning_t<OptionT>>(
+          d_temp_storage,
+          temp_storage_bytes,
+          d_in,
+          out,
+          num_segments,
+          d_begin_offsets,
+          d_end_offsets,
+          op,
+          detail::EmptyResult<typename ReductionT::PairT>{ReductionT::empty_pair()},
+          to_pair,
+          stream);
+    };
+    auto packed = [&](auto accum)
+    {
+      return reduce(
+          accum, detail::UnpackArg<OutT, PackedT>{OutT{d_out}}, typename PackedT::Op{}, typename PackedT::Pack{});
+    };
+    constexpr bool narrow_offsets =
+        sizeof(detail::value_t<BeginOffsetIteratorT>) <= 4 && sizeof(detail::value_t<EndOffsetIteratorT>) <= 4;
+    if constexpr (PackedT::applies && narrow_offsets)
+    {
+      return packed(typename PackedT::PackedPair{});
+    }
+    else
+    {
+      if constexpr (PackedT::applies && std::is_same_v<BeginOffsetIteratorT, detail::FixedOffsets>)
+      {
+        if (static_cast<std::uint64_t>(d_begin_offsets.size) <= PackedT::max_items)
+        {
+          return packed(typename PackedT::PackedPair{});
+        }
+      }
+      return reduce(
+          typename ReductionT::PairT{}, OutT{d_out}, typename ReductionT::ArgOp{}, typename ReductionT::ToPair{});
+    }
   }
 };
 
