@@ -2,8 +2,8 @@
 // DeviceSegmentedReduce::Min, Max, ArgMin and ArgMax over segments of every size class: exact results against a
 // host reference with fold's floating-point rules (NaN first, -0.0 below +0.0, first index on ties) and against
 // cub where the rules agree; empty segments; a segment of more than 2^32 items through 64-bit offsets; ArgMax over
-// fixed-size segments of 2^32 items and more (packed pairs up to 2^32); and a custom operator over index-value pairs
-// the items carry, whose 64-bit indices small segments must keep whole.
+// fixed-size segments of 2^32 items and more; and a custom operator over index-value pairs the items carry, whose
+// 64-bit indices small segments must keep whole.
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "device_test_util.cuh"
@@ -201,9 +201,9 @@ struct PeaksAt
 TEST_CASE("Fixed-size segments of 2^32 items and more: ArgMax's indices past 2^31 and 2^32",
           "[device][segmented][huge]")
 {
-  // Segments of up to 2^32 items reduce packed pairs, their index in 32 bits; longer ones (int64 index, value) pairs.
-  // Two segments of each size from a counting iterator, with the maximum near each segment's end: local index
-  // size - 1 in the first and size - 2 in the second (past 2^32 for the longer size); elsewhere 6 ties at every 7th.
+  // Indices past 2^31 (a signed 32-bit index would wrap) and past 2^32 (an unsigned one would). Two segments of each
+  // size from a counting iterator, with the maximum near each segment's end: local index size - 1 in the first and
+  // size - 2 in the second (past 2^32 for the longer size); elsewhere 6 ties at every 7th.
   for (const std::int64_t size : {std::int64_t{1} << 32, (std::int64_t{1} << 32) + 3})
   {
     CAPTURE(size);

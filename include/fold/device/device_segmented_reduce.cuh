@@ -743,9 +743,10 @@ private:
   }
 
   // ArgMin/ArgMax reduce packed pairs (`PackedArgReduction`: a `uint64_t` for values of up to 32 bits, three 32-bit
-  // words for 64-bit ones) where every index within a segment fits 32 bits: offsets of up to 32 bits, or the
-  // fixed-size overload's segments of up to 2^32 items. Otherwise, and for values of other types, (int64 index,
-  // value) pairs. 32-bit offsets never instantiate the (int64 index, value) kernels.
+  // words for 64-bit ones) through offsets of up to 32 bits, where every index within a segment fits 32 bits;
+  // through 64-bit offsets and the fixed-size overload, and over values of other types, (int64 index, value) pairs.
+  // Packed pairs took ArgMax through 32-bit offsets to 0.76-0.97 of the time on an H100 (one item 1.05), but the
+  // fixed-size overload's segments to 0.90-1.05 (docs/performance.md, "Segmented ArgMin/ArgMax as packed pairs").
   template <bool ForMax,
             typename InputIteratorT,
             typename OutputIteratorT,
@@ -785,26 +786,17 @@ private:
           to_pair,
           stream);
     };
-    auto packed = [&](auto accum)
-    {
-      return reduce(
-          accum, detail::UnpackArg<OutT, PackedT>{OutT{d_out}}, typename PackedT::Op{}, typename PackedT::Pack{});
-    };
     constexpr bool narrow_offsets =
         sizeof(detail::value_t<BeginOffsetIteratorT>) <= 4 && sizeof(detail::value_t<EndOffsetIteratorT>) <= 4;
     if constexpr (PackedT::applies && narrow_offsets)
     {
-      return packed(typename PackedT::PackedPair{});
+      return reduce(typename PackedT::PackedPair{},
+                    detail::UnpackArg<OutT, PackedT>{OutT{d_out}},
+                    typename PackedT::Op{},
+                    typename PackedT::Pack{});
     }
     else
     {
-      if constexpr (PackedT::applies && std::is_same_v<BeginOffsetIteratorT, detail::FixedOffsets>)
-      {
-        if (static_cast<std::uint64_t>(d_begin_offsets.size) <= PackedT::max_items)
-        {
-          return packed(typename PackedT::PackedPair{});
-        }
-      }
       return reduce(
           typename ReductionT::PairT{}, OutT{d_out}, typename ReductionT::ArgOp{}, typename ReductionT::ToPair{});
     }
