@@ -745,7 +745,7 @@ private:
   // ArgMin/ArgMax reduce packed pairs (`PackedArgReduction`: a `uint64_t` for values of up to 32 bits, three 32-bit
   // words for 64-bit ones) through offsets of up to 32 bits, where every index within a segment fits 32 bits;
   // through 64-bit offsets and the fixed-size overload, and over values of other types, (int64 index, value) pairs.
-  // Packed pairs took ArgMax through 32-bit offsets to 0.76-0.97 of the time on an H100 (one item 1.05), but the
+  // Packed pairs took ArgMax through 32-bit offsets to 0.75-0.99 of the time on an H100 (one item 1.05), but the
   // fixed-size overload's segments to 0.90-1.05 (docs/performance.md, "Segmented ArgMin/ArgMax as packed pairs").
   template <bool ForMax,
             typename InputIteratorT,
