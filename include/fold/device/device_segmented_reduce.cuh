@@ -786,9 +786,9 @@ private:
           to_pair,
           stream);
     };
-    constexpr bool narrow_offsets =
-        sizeof(detail::value_t<BeginOffsetIteratorT>) <= 4 && sizeof(detail::value_t<EndOffsetIteratorT>) <= 4;
-    if constexpr (PackedT::applies && narrow_offsets)
+    constexpr bool indices_fit_32_bits =
+        sizeof(detail::segment_offset_t<BeginOffsetIteratorT, EndOffsetIteratorT>) <= 4;
+    if constexpr (PackedT::applies && indices_fit_32_bits)
     {
       return reduce(typename PackedT::PackedPair{},
                     detail::UnpackArg<OutT, PackedT>{OutT{d_out}},

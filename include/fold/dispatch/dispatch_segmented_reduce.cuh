@@ -74,6 +74,11 @@ struct SegmentedLayout
   }
 };
 
+//! The offset type the segmented kernels index a segment's items with (see `offset_t`): `std::uint32_t` for offsets
+//! of up to 32 bits, so that every index within a segment fits 32 bits there.
+template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
+using segment_offset_t = offset_t<std::common_type_t<value_t<BeginOffsetIteratorT>, value_t<EndOffsetIteratorT>>>;
+
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename BeginOffsetIteratorT,
@@ -85,8 +90,7 @@ template <typename InputIteratorT,
           typename TuningT>
 struct DispatchSegmentedReduce
 {
-  //! The offset type the kernels index a segment's items with (see `offset_t`).
-  using OffsetT = offset_t<std::common_type_t<value_t<BeginOffsetIteratorT>, value_t<EndOffsetIteratorT>>>;
+  using OffsetT = segment_offset_t<BeginOffsetIteratorT, EndOffsetIteratorT>;
 
   static constexpr auto warp_kernel  = SegmentedWarpKernel<InputIteratorT,
                                                           OutputIteratorT,
