@@ -174,6 +174,30 @@ TEST_CASE("Affine maps compose in index order over many units", "[device][order]
   }
 }
 
+TEST_CASE("Affine maps compose in index order on both sides of ordered_rows_max_tiles", "[device][order]")
+{
+  // Up to that many tiles pass 1 reads a full tile in rows of 32 vectors, beyond it each lane's run: both trees, on
+  // every path, from an aligned pointer and a misaligned one.
+  const std::size_t tile = fold_test::tile_items<Then, std::uint32_t, Affine>();
+  const std::size_t edge = fold::detail::ordered_rows_max_tiles * tile;
+  const auto values      = fold_test::random_values<std::uint32_t>(edge + tile + 1, 29, fold_test::Values::full_range);
+  fold_test::DeviceBuffer<std::uint32_t> d_in(values);
+  const Affine init{9, 4};
+  for (std::size_t n : {edge, edge + 1, edge + tile / 2})
+  {
+    for (std::size_t offset : {0, 1})
+    {
+      const Affine expected = host_fold<Affine>({values.begin(), values.end()}, offset, n, init, Then{});
+      for (const PathCase& c : path_cases)
+      {
+        INFO("n " << n << ", offset " << offset << ", path " << static_cast<int>(c.path) << ", max grid "
+                  << c.max_grid);
+        CHECK(device_fold<Affine>(d_in.get() + offset, n, Then{}, init, c.path, c.max_grid) == expected);
+      }
+    }
+  }
+}
+
 namespace
 {
 //! Item `v`, cut to 32 bits, as an `Affine` map.

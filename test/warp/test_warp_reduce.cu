@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // WarpReduce: every logical warp width, full and partial warps, shuffled and shared-memory types, and a
-// non-commutative operator against a sequential host fold.
+// non-commutative operator against a sequential host fold; `detail::reduce_rows_in_order` the same way.
 #include <fold/util/operators.cuh>
 #include <fold/warp/warp_reduce.cuh>
 
@@ -54,6 +54,44 @@ void check_matrix_products()
   }
 }
 
+//! Warp `w`'s lane `t` holds row `r`'s value `in[(w * Rows + r) * 32 + t]`.
+template <int Rows, typename T, typename ReductionOpT>
+__global__ void rows_kernel(const T* in, T* out, ReductionOpT op)
+{
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  T rows[Rows];
+  for (int r = 0; r < Rows; ++r)
+  {
+    rows[r] = in[(warp * Rows + r) * 32 + lane];
+  }
+  const T result = fold::detail::reduce_rows_in_order(rows, op);
+  if (lane == 0)
+  {
+    out[warp] = result;
+  }
+}
+
+template <int Rows>
+void check_rows_in_order()
+{
+  INFO(Rows << " rows");
+  constexpr int warps = block_threads / 32;
+  const auto matrices = fold_test::random_matrices(block_threads * Rows, 300 + Rows);
+  std::vector<fold_test::Mat2> input(matrices.begin(), matrices.end());
+  fold_test::DeviceBuffer<fold_test::Mat2> d_in(input);
+  fold_test::DeviceBuffer<fold_test::Mat2> d_out(warps);
+  d_out.poison();
+  rows_kernel<Rows><<<1, block_threads>>>(d_in.get(), d_out.get(), fold_test::MatMul{});
+  CUDA_REQUIRE(cudaGetLastError());
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  const auto out = d_out.to_host();
+  for (int w = 0; w < warps; ++w)
+  {
+    const std::size_t first = static_cast<std::size_t>(w) * 32 * Rows;
+    REQUIRE(fold_test::as_matrix(out[w]) == fold_test::sequential_product(matrices, first, first + 32 * Rows));
+  }
+}
+
 template <typename T>
 void check_matrix_products_every_width()
 {
@@ -69,6 +107,14 @@ void check_matrix_products_every_width()
 TEST_CASE("WarpReduce keeps lane order with shuffles (non-commutative operator)", "[warp]")
 {
   check_matrix_products_every_width<fold_test::Mat2>();
+}
+
+TEST_CASE("reduce_rows_in_order keeps lane order in each row and row order (non-commutative operator)", "[warp]")
+{
+  check_rows_in_order<2>();
+  check_rows_in_order<4>();
+  check_rows_in_order<8>();
+  check_rows_in_order<32>();
 }
 
 TEST_CASE("WarpReduce keeps lane order through shared memory for types that cannot be shuffled", "[warp]")

@@ -11,7 +11,13 @@
 //!   thread: one contiguous run of `ItemsPerThread` items. A block splits its range into one contiguous share
 //!   per warp (whole warp tiles), and each warp is an agent of its own: each of its tiles is warp-reduced in lane
 //!   order and lane 0 folds them in tile order, with no block barrier between tiles; thread 0 then folds the
-//!   warps' results in warp order. The result is `x[begin] op ... op x[end - 1]`.
+//!   warps' results in warp order. The result is `x[begin] op ... op x[end - 1]`. With `OrderedRows`
+//!   (DeviceReduce's kernels), a warp's full tiles are read in rows instead: row `r` is the warp tile's slots
+//!   `32 r` to `32 r + 31`, lane `t` takes slot `32 r + t` of each row and folds each slot on its own, and the rows
+//!   are reduced in lane order and folded in row order (`detail::reduce_rows_in_order`). Each load of a row is
+//!   coalesced, where a lane's run of 16 items put the lanes of one load 64 bytes apart: a tile then cost its
+//!   multiprocessor's L1 four times the requests, which is what calls of a few tiles wait on. Partial tiles keep
+//!   the runs.
 //!
 //! A slot is one 16-byte vector load when the input is a raw pointer of a primitive type and `in + begin` is
 //! aligned, and `VectorItems` single loads otherwise: the same items go to the same threads either way, so the
@@ -67,6 +73,8 @@ enum class AgentScope
 //!   `AgentScope::warp`, `BlockThreads` is 32 and `Algorithm` is not used
 //! @tparam AccumT  the accumulator: default-constructible, copyable
 //! @tparam TransformOpT  `(item, OffsetT index) -> AccumT`
+//! @tparam OrderedRows  whether an order-preserving warp agent (a block's warps included) reads its full tiles in
+//!   rows (see above); the segmented kernels' agents keep each lane's run
 template <int BlockThreads,
           int ItemsPerThread,
           int VectorItems,
@@ -76,7 +84,8 @@ template <int BlockThreads,
           typename OffsetT,
           typename ReductionOpT,
           typename TransformOpT,
-          AgentScope Scope = AgentScope::block>
+          AgentScope Scope = AgentScope::block,
+          bool OrderedRows = false>
 class AgentReduce
 {
   using InputT = detail::value_t<InputIteratorT>;
@@ -117,6 +126,13 @@ class AgentReduce
   static constexpr bool in_warps = ordered && !warp_scope;
   static constexpr int warps     = BlockThreads / 32;
 
+  //! Whether this warp agent reads its full tiles in rows (see above): 2, 4 or 8 slots a lane (one slot a lane is a
+  //! run and a row at once), and an accumulator that shuffles.
+  static constexpr bool in_rows = OrderedRows && ordered && warp_scope && is_shuffleable_v<AccumT> &&
+                                  (vectors == 2 || vectors == 4 || vectors == 8);
+  //! The aggregates a thread holds for a full tile: one per row, or one.
+  static constexpr int tile_rows = in_rows ? vectors : 1;
+
 public:
   //! The warp-scope agent of the same tile shape, operator and input.
   using WarpAgent = AgentReduce<32,
@@ -128,7 +144,8 @@ public:
                                 OffsetT,
                                 ReductionOpT,
                                 TransformOpT,
-                                AgentScope::warp>;
+                                AgentScope::warp,
+                                OrderedRows>;
 
 private:
   struct InWarpsStorage
@@ -191,10 +208,29 @@ private:
     }
   }
 
-  //! The slot thread `tid` takes as its `v`-th of a full tile.
+  //! The slot thread `tid` takes as its `v`-th of a tile: its run's, where the items are kept in order.
   FOLD_DEVICE FOLD_FORCEINLINE static constexpr int slot_of(int tid, int v)
   {
     return ordered ? tid * vectors + v : v * BlockThreads + tid;
+  }
+
+  //! The slot thread `tid` takes as its `v`-th of a full tile: row `v`'s, where the tile is read in rows.
+  FOLD_DEVICE FOLD_FORCEINLINE static constexpr int full_slot_of(int tid, int v)
+  {
+    return in_rows ? v * BlockThreads + tid : slot_of(tid, v);
+  }
+
+  //! A full tile's reduction from the threads' aggregates (`ConsumeFullTile`), valid in thread 0.
+  FOLD_DEVICE FOLD_FORCEINLINE AccumT ReduceFullTile(const AccumT (&aggregates)[tile_rows])
+  {
+    if constexpr (in_rows)
+    {
+      return detail::reduce_rows_in_order(aggregates, op_);
+    }
+    else
+    {
+      return BlockReduceT(storage_).Reduce(aggregates[0], op_, BlockThreads);
+    }
   }
 
   //! Items `[tile_base + slot * VectorItems, ... + VectorItems)`: one vector load, or one load per item.
@@ -255,18 +291,27 @@ private:
       AccumT total{};
       for (OffsetT tile_base = begin;; tile_base += tile_items)
       {
-        const OffsetT left = end - tile_base;
-        AccumT thread_aggregate{};
-        int valid = BlockThreads;
-        if (left >= static_cast<OffsetT>(tile_items))
+        const OffsetT left           = end - tile_base;
+        AccumT aggregates[tile_rows] = {};
+        const bool full              = left >= static_cast<OffsetT>(tile_items);
+        int valid                    = BlockThreads;
+        if (full)
         {
-          ConsumeFullTile<true, Vectorized>(tile_base, thread_aggregate);
+          ConsumeFullTile<true, Vectorized>(tile_base, aggregates);
         }
         else
         {
-          valid = ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(left), thread_aggregate);
+          valid = ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(left), aggregates[0]);
         }
-        const AccumT tile_aggregate = BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+        AccumT tile_aggregate;
+        if constexpr (in_rows)
+        {
+          tile_aggregate = full ? ReduceFullTile(aggregates) : BlockReduceT(storage_).Reduce(aggregates[0], op_, valid);
+        }
+        else
+        {
+          tile_aggregate = BlockReduceT(storage_).Reduce(aggregates[0], op_, valid);
+        }
         if (thread_rank() == 0)
         {
           total = tile_base == begin ? tile_aggregate : op_(total, tile_aggregate);
@@ -281,11 +326,12 @@ private:
     else
     {
       // Each thread folds its slots across every tile; one block reduction at the end.
-      AccumT thread_aggregate{};
+      AccumT thread_aggregate[1] = {}; // (as `ConsumeFullTile` takes it: one row)
       if (end - begin < static_cast<OffsetT>(tile_items))
       {
-        const int valid = ConsumePartialTile<true, Vectorized>(begin, static_cast<int>(end - begin), thread_aggregate);
-        return BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
+        const int valid =
+            ConsumePartialTile<true, Vectorized>(begin, static_cast<int>(end - begin), thread_aggregate[0]);
+        return BlockReduceT(storage_).Reduce(thread_aggregate[0], op_, valid);
       }
       ConsumeFullTile<true, Vectorized>(begin, thread_aggregate);
       OffsetT tile_base = begin + tile_items;
@@ -296,9 +342,9 @@ private:
       }
       if (tile_base < end)
       {
-        ConsumePartialTile<false, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
+        ConsumePartialTile<false, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate[0]);
       }
-      return BlockReduceT(storage_).Reduce(thread_aggregate, op_);
+      return BlockReduceT(storage_).Reduce(thread_aggregate[0], op_);
     }
   }
 
@@ -315,9 +361,8 @@ private:
     using Loaded = LoadedSlot<Vectorized>;
     AccumT total{};
     bool started = false;
-    auto close   = [&](const AccumT& thread_aggregate, int valid) // one tile's reduction, folded into `total`
+    auto close   = [&](const AccumT& tile_aggregate) // one tile's reduction, folded into `total`
     {
-      const AccumT tile_aggregate = BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid);
       if (thread_rank() == 0)
       {
         total = started ? op_(total, tile_aggregate) : tile_aggregate;
@@ -328,7 +373,7 @@ private:
     OffsetT tile_base = begin;
     if (end - tile_base >= static_cast<OffsetT>(tile_items))
     {
-      AccumT pending{}; // the thread's fold of the tile before `tile_base`, not yet reduced
+      AccumT pending[tile_rows]; // the thread's fold of the tile before `tile_base`, not yet reduced
       {
         Loaded loaded[vectors];
         LoadSlots<Vectorized>(tile_base, 0, loaded);
@@ -339,18 +384,18 @@ private:
       {
         Loaded loaded[vectors];
         LoadSlots<Vectorized>(tile_base, 0, loaded);
-        close(pending, BlockThreads);
+        close(ReduceFullTile(pending));
         FoldSlots<true>(tile_base, 0, loaded, pending);
         tile_base += tile_items;
       }
-      close(pending, BlockThreads);
+      close(ReduceFullTile(pending));
     }
     if (tile_base < end)
     {
       AccumT thread_aggregate{};
       const int valid =
           ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
-      close(thread_aggregate, valid);
+      close(BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid));
     }
     return total;
   }
@@ -425,33 +470,41 @@ private:
     {
       if constexpr (Vectorized && word_slots)
       {
-        loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot_of(tid, group + v));
+        loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, full_slot_of(tid, group + v));
       }
       else
       {
-        loaded[v] = LoadSlot<Vectorized>(tile_base, slot_of(tid, group + v));
+        loaded[v] = LoadSlot<Vectorized>(tile_base, full_slot_of(tid, group + v));
       }
     }
   }
 
-  //! Folds the loaded slots `group, ...` (see `LoadSlots`) into `aggregate`, which starts from the thread's first
-  //! item with `First` where `group` is 0.
+  //! Folds the loaded slots `group, ...` (see `LoadSlots`) into the thread's aggregate, which starts from its first
+  //! item with `First` where `group` is 0; in rows, each slot into its row's aggregate, which it starts.
   template <bool First, int N, typename SlotT>
-  FOLD_DEVICE FOLD_FORCEINLINE void FoldSlots(OffsetT tile_base, int group, const SlotT (&loaded)[N], AccumT& aggregate)
+  FOLD_DEVICE FOLD_FORCEINLINE void
+  FoldSlots(OffsetT tile_base, int group, const SlotT (&loaded)[N], AccumT (&aggregates)[tile_rows])
   {
     const int tid = thread_rank();
 #pragma unroll
     for (int v = 0; v < N; ++v)
     {
-      const int slot = slot_of(tid, group + v);
-      FoldSlot<First>(aggregate, loaded[v], tile_base + static_cast<OffsetT>(slot * VectorItems), group + v == 0);
+      const OffsetT index = tile_base + static_cast<OffsetT>(full_slot_of(tid, group + v) * VectorItems);
+      if constexpr (in_rows)
+      {
+        FoldSlot<true>(aggregates[group + v], loaded[v], index, true);
+      }
+      else
+      {
+        FoldSlot<First>(aggregates[0], loaded[v], index, group + v == 0);
+      }
     }
   }
 
   //! Every slot of the thread in a full tile, all loaded before any is folded (see `slots_in_flight`). With
-  //! `First`, `aggregate` starts from the thread's first item.
+  //! `First`, the aggregate starts from the thread's first item; in rows, each row's starts from its slot.
   template <bool First, bool Vectorized>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeFullTile(OffsetT tile_base, AccumT& aggregate)
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeFullTile(OffsetT tile_base, AccumT (&aggregates)[tile_rows])
   {
     const int tid           = thread_rank();
     constexpr int in_flight = slots_in_flight<Vectorized>();
@@ -465,11 +518,11 @@ private:
       {
         static_assert(in_flight == vectors, "AgentReduce: a tile fold takes the whole tile in one group");
         TileFoldT::template fold<First, BlockThreads * VectorItems>(
-            aggregate, transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
+            aggregates[0], transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
       }
       else
       {
-        FoldSlots<First>(tile_base, group, loaded, aggregate);
+        FoldSlots<First>(tile_base, group, loaded, aggregates);
       }
     }
   }

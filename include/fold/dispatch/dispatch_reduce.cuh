@@ -124,8 +124,21 @@ struct DispatchReduce
 
   static constexpr auto single_tile_kernel =
       SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
+  //! Pass 1 of both paths and pass 2, `Rows` as `AgentReduce`'s `OrderedRows` (see `with_pass1`).
+  template <bool Rows>
   static constexpr auto reduce_kernel =
-      ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, TuningT>;
+      ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, TuningT, Rows>;
+  template <bool Rows>
+  static constexpr auto single_pass_kernel = SinglePassKernel<InputIteratorT,
+                                                              OutputIteratorT,
+                                                              OffsetT,
+                                                              ReductionOpT,
+                                                              InitT,
+                                                              AccumT,
+                                                              TransformOpT,
+                                                              TuningT,
+                                                              Rows>;
+  template <bool Rows>
   static constexpr auto partials_kernel = SingleTileKernel<AccumT*,
                                                            OutputIteratorT,
                                                            std::uint32_t,
@@ -133,15 +146,37 @@ struct DispatchReduce
                                                            InitT,
                                                            AccumT,
                                                            PartialsTransformT,
-                                                           TuningT>;
-  static constexpr auto single_pass_kernel =
-      SinglePassKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
+                                                           TuningT,
+                                                           Rows>;
   //! Whether a thread's first tile costs more than its others (see `TileFold::searches_first_tile`): pass 1 then
   //! runs in one wave at every size. ArgMinMax over int8 at 2^28 items on an H100: 98.5 us in one wave, 124.1 in
   //! four (the policy's above 128 MiB); at 2^30 357.7 against 358.2 (docs/performance.md).
   static constexpr bool searches_first_tile =
       is_vectorizable_input_v<InputIteratorT> &&
       TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::searches_first_tile;
+
+  //! `f(std::bool_constant<Rows>)` with the reading of full tiles of passes 1 and 2 (and of the single-pass kernel):
+  //! in rows, or, for an order-preserving operator in a call of more than `ordered_rows_max_tiles` tiles, in runs,
+  //! the kernels as they were before rows (instantiated for such operators only).
+  template <typename F>
+  static cudaError_t with_pass1(bool rows, F&& f)
+  {
+    if constexpr (!is_commutative_v<ReductionOpT>)
+    {
+      if (!rows)
+      {
+        return f(std::false_type{});
+      }
+    }
+    return f(std::true_type{});
+  }
+
+  //! Whether pass 1 reads full tiles in rows in a call of `num_items` items (see `with_pass1`): a function of the
+  //! count and the tile alone, as the tree must be.
+  static bool pass1_rows(std::uint64_t num_items, const TileShape& shape)
+  {
+    return num_items <= ordered_rows_max_tiles * static_cast<std::uint64_t>(shape.tile_items);
+  }
 
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
@@ -167,6 +202,7 @@ struct DispatchReduce
     const TileShape shape      = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
     int max_grid_size          = 0;
     int single_pass_max_blocks = 0;
+    const bool rows            = pass1_rows(static_cast<std::uint64_t>(num_items), shape);
     const bool needs_grid      = forced.path == ReducePath::automatic
                                      ? num_items > static_cast<OffsetT>(shape.tile_items)
                                      : forced.path != ReducePath::single_tile && num_items > 0;
@@ -174,7 +210,11 @@ struct DispatchReduce
     {
       // Pass 1 of the two-pass path has the single-pass kernel's shape and no more shared memory.
       int blocks_per_sm = 0;
-      if (const cudaError_t error = occupancy<single_pass_kernel>(facts.device, shape.block_threads, blocks_per_sm);
+      if (const cudaError_t error = with_pass1(rows,
+                                               [&](auto in_rows) {
+                                                 return occupancy<single_pass_kernel<decltype(in_rows)::value>>(
+                                                     facts.device, shape.block_threads, blocks_per_sm);
+                                               });
           error != cudaSuccess)
       {
         return error;
@@ -225,46 +265,58 @@ struct DispatchReduce
     AccumT* partials = reinterpret_cast<AccumT*>(static_cast<char*>(base) + plan.partials_offset);
     if (plan.path == ReducePath::single_pass)
     {
-      return launch(single_pass_kernel,
-                    plan.share.grid_size,
-                    shape.block_threads,
-                    stream,
-                    overlap,
-                    in,
-                    out,
-                    partials,
-                    ticket,
-                    next_call_id(),
-                    plan.share,
-                    op,
-                    init,
-                    transform);
+      return with_pass1(rows,
+                        [&](auto in_rows)
+                        {
+                          return launch(single_pass_kernel<decltype(in_rows)::value>,
+                                        plan.share.grid_size,
+                                        shape.block_threads,
+                                        stream,
+                                        overlap,
+                                        in,
+                                        out,
+                                        partials,
+                                        ticket,
+                                        next_call_id(),
+                                        plan.share,
+                                        op,
+                                        init,
+                                        transform);
+                        });
     }
-    if (const cudaError_t error = launch(reduce_kernel,
-                                         plan.share.grid_size,
-                                         shape.block_threads,
-                                         stream,
-                                         overlap,
-                                         in,
-                                         partials,
-                                         plan.share,
-                                         op,
-                                         transform);
+    if (const cudaError_t error = with_pass1(rows,
+                                             [&](auto in_rows)
+                                             {
+                                               return launch(reduce_kernel<decltype(in_rows)::value>,
+                                                             plan.share.grid_size,
+                                                             shape.block_threads,
+                                                             stream,
+                                                             overlap,
+                                                             in,
+                                                             partials,
+                                                             plan.share,
+                                                             op,
+                                                             transform);
+                                             });
         error != cudaSuccess)
     {
       return error;
     }
-    return launch(partials_kernel,
-                  1,
-                  shape.block_threads, // every tile shape of a policy has its block size
-                  stream,
-                  overlap,
-                  partials,
-                  out,
-                  static_cast<std::uint32_t>(plan.partials),
-                  op,
-                  init,
-                  PartialsTransformT{});
+    return with_pass1(rows,
+                      [&](auto in_rows)
+                      {
+                        return launch(partials_kernel<decltype(in_rows)::value>,
+                                      1,
+                                      shape.block_threads, // every tile shape of a policy has its block size
+                                      stream,
+                                      overlap,
+                                      partials,
+                                      out,
+                                      static_cast<std::uint32_t>(plan.partials),
+                                      op,
+                                      init,
+                                      PartialsTransformT{});
+                      });
   }
 };
 

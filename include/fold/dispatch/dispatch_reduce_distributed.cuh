@@ -11,7 +11,8 @@
 //!    `unit_items` items cut from its first item, `unit_items` being the unit of the single-GPU plan for the whole
 //!    array (`sharded_unit_items`); for an exact one, one partial (nothing for an empty rank);
 //! 3. gathers every rank's partials, in rank order (`ExchangeT::all_gather`, or `gather` to the root only);
-//! 4. folds them with the single-GPU pass 2 (`DispatchReduce::partials_kernel`) and writes the result.
+//! 4. folds them with the single-GPU pass 2 (`DispatchReduce::partials_kernel`, in rows or runs as the single GPU's for
+//! the total count) and writes the result.
 //!
 //! When every rank but the last holds a multiple of `unit_items` (the *granule*), the ranks' units are the
 //! single-GPU plan's units, and the gathered partials its partials: the result has the same bits as
@@ -297,7 +298,8 @@ struct DispatchShardedReduce
           return error;
         }
       }
-      else if (const cudaError_t error = reduce_units(in, own, n_local, unit_items, op, transform, facts, stream);
+      else if (const cudaError_t error =
+                   reduce_units(in, own, n_local, unit_items, shards.total(), op, transform, facts, stream);
                error != cudaSuccess)
       {
         return error;
@@ -329,26 +331,32 @@ struct DispatchShardedReduce
       }
     }
     // Pass 2: the single-GPU pass 2 over the partials of every rank, in rank order.
-    return launch(SingleT::partials_kernel,
-                  1,
-                  shape.block_threads,
-                  stream,
-                  overlap,
-                  partials,
-                  out,
-                  static_cast<std::uint32_t>(plan.partials),
-                  op,
-                  init,
-                  typename SingleT::PartialsTransformT{});
+    return SingleT::with_pass1(SingleT::pass1_rows(static_cast<std::uint64_t>(shards.total()), shape),
+                               [&](auto in_rows)
+                               {
+                                 return launch(SingleT::template partials_kernel<decltype(in_rows)::value>,
+                                               1,
+                                               shape.block_threads,
+                                               stream,
+                                               overlap,
+                                               partials,
+                                               out,
+                                               static_cast<std::uint32_t>(plan.partials),
+                                               op,
+                                               init,
+                                               typename SingleT::PartialsTransformT{});
+                               });
   }
 
 private:
   //! Pass 1 of an inexact reduction on one rank: one partial per unit of `unit_items` of its `n_local` items, over
-  //! the grid the single-GPU dispatch would give them.
+  //! the grid the single-GPU dispatch would give them, its full tiles read as the single-GPU dispatch reads those of
+  //! all `total` items (`DispatchReduce::pass1_rows`).
   static cudaError_t reduce_units(InputIteratorT in,
                                   AccumT* partials,
                                   std::int64_t n_local,
                                   std::int64_t unit_items,
+                                  std::int64_t total,
                                   ReductionOpT op,
                                   TransformOpT transform,
                                   const DeviceFacts& facts,
@@ -356,26 +364,32 @@ private:
   {
     const ReducePolicy policy = TuningT::policy(facts.arch);
     const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
-    int blocks_per_sm         = 0;
-    if (const cudaError_t error = occupancy<SingleT::reduce_kernel>(facts.device, shape.block_threads, blocks_per_sm);
-        error != cudaSuccess)
-    {
-      return error;
-    }
-    const double input_mib = static_cast<double>(n_local) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-    const int waves        = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
-    const auto share       = GridEvenShare<OffsetT>::make(
-        static_cast<OffsetT>(n_local), static_cast<OffsetT>(unit_items), blocks_per_sm * facts.sms * waves);
-    return launch(SingleT::reduce_kernel,
-                  share.grid_size,
-                  shape.block_threads,
-                  stream,
-                  may_overlap(facts.arch, hooks_of<TuningT>()),
-                  in,
-                  partials,
-                  share,
-                  op,
-                  transform);
+    return SingleT::with_pass1(
+        SingleT::pass1_rows(static_cast<std::uint64_t>(total), shape),
+        [&](auto in_rows)
+        {
+          constexpr auto kernel = SingleT::template reduce_kernel<decltype(in_rows)::value>;
+          int blocks_per_sm     = 0;
+          if (const cudaError_t error = occupancy<kernel>(facts.device, shape.block_threads, blocks_per_sm);
+              error != cudaSuccess)
+          {
+            return error;
+          }
+          const double input_mib = static_cast<double>(n_local) * sizeof(value_t<InputIteratorT>) / (1 << 20);
+          const int waves        = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
+          const auto share       = GridEvenShare<OffsetT>::make(
+              static_cast<OffsetT>(n_local), static_cast<OffsetT>(unit_items), blocks_per_sm * facts.sms * waves);
+          return launch(kernel,
+                        share.grid_size,
+                        shape.block_threads,
+                        stream,
+                        may_overlap(facts.arch, hooks_of<TuningT>()),
+                        in,
+                        partials,
+                        share,
+                        op,
+                        transform);
+        });
   }
 };
 

@@ -11,6 +11,9 @@
 //! - `SinglePassKernel`: pass 1 and pass 2 in one launch. Each block writes its partials and takes a ticket;
 //!   the block that takes the last ticket reduces the partials in unit order exactly as pass 2 would (same
 //!   agent, same shape), so the two paths give bitwise identical results.
+//!
+//! `OrderedRows`: whether an order-preserving operator's full tiles (items and partials alike) are read in rows, or
+//! each thread's run of them (see `AgentReduce`); the dispatch chooses by the call's tiles (`ordered_rows_max_tiles`).
 #pragma once
 
 #include <fold/agent/agent_reduce.cuh>
@@ -33,7 +36,10 @@ namespace detail
 
 //! The AgentReduce that kernels compiled for `Arch` under `TuningT` run over input `InputIteratorT`, with the
 //! tile of `ShapeOpT`'s class (see `reduce_tile_shape`): the DeviceReduce kernels pass their operator, the
-//! segmented kernels `void`.
+//! segmented kernels `void`. `OrderedRows`: whether an order-preserving agent reads its full tiles in rows (see
+//! `AgentReduce`); DeviceReduce's kernels choose by the call's size (`ordered_rows_max_tiles`), the segmented
+//! kernels keep each lane's run (their kernels are at their register caps, and what rows would gain there is not
+//! measured).
 template <typename TuningT,
           int Arch,
           typename InputIteratorT,
@@ -41,7 +47,8 @@ template <typename TuningT,
           typename OffsetT,
           typename ReductionOpT,
           typename TransformOpT,
-          typename ShapeOpT = ReductionOpT>
+          typename ShapeOpT = ReductionOpT,
+          bool OrderedRows  = !std::is_void_v<ShapeOpT>>
 struct AgentReduceFor
 {
   static constexpr TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ShapeOpT>(Arch);
@@ -53,7 +60,9 @@ struct AgentReduceFor
                            AccumT,
                            OffsetT,
                            ReductionOpT,
-                           TransformOpT>;
+                           TransformOpT,
+                           AgentScope::block,
+                           OrderedRows>;
 };
 
 //! How many partials pass 1 writes over `share`: one per block for an exact reduction (any tree gives the same
@@ -106,13 +115,21 @@ template <typename InputIteratorT,
           typename InitT,
           typename AccumT,
           typename TransformOpT,
-          typename TuningT>
+          typename TuningT,
+          bool OrderedRows = true>
 FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void SingleTileKernel(
     InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
 {
   begin_dependent_kernel();
-  using AgentT =
-      typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  using AgentT = typename AgentReduceFor<TuningT,
+                                         FOLD_ARCH,
+                                         InputIteratorT,
+                                         AccumT,
+                                         OffsetT,
+                                         ReductionOpT,
+                                         TransformOpT,
+                                         ReductionOpT,
+                                         OrderedRows>::type;
   __shared__ typename AgentT::TempStorage storage;
 
   if (num_items == 0)
@@ -135,7 +152,8 @@ template <typename InputIteratorT,
           typename OffsetT,
           typename ReductionOpT,
           typename TransformOpT,
-          typename TuningT>
+          typename TuningT,
+          bool OrderedRows = true>
 FOLD_KERNEL
 __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                   kernel_policy<TuningT, FOLD_ARCH>.min_blocks_per_sm) void ReduceKernel(InputIteratorT in,
@@ -145,8 +163,15 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                                                          TransformOpT transform)
 {
   begin_dependent_kernel();
-  using AgentT =
-      typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
+  using AgentT = typename AgentReduceFor<TuningT,
+                                         FOLD_ARCH,
+                                         InputIteratorT,
+                                         AccumT,
+                                         OffsetT,
+                                         ReductionOpT,
+                                         TransformOpT,
+                                         ReductionOpT,
+                                         OrderedRows>::type;
   __shared__ typename AgentT::TempStorage storage;
   reduce_units<ReductionOpT, AccumT>(AgentT(storage, in, op, transform), share, partials);
 }
@@ -250,7 +275,8 @@ template <typename InputIteratorT,
           typename InitT,
           typename AccumT,
           typename TransformOpT,
-          typename TuningT>
+          typename TuningT,
+          bool OrderedRows = true>
 FOLD_KERNEL __launch_bounds__(
     kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     kernel_policy<TuningT, FOLD_ARCH>.min_blocks_per_sm) void SinglePassKernel(InputIteratorT in,
@@ -264,10 +290,24 @@ FOLD_KERNEL __launch_bounds__(
                                                                                TransformOpT transform)
 {
   begin_dependent_kernel();
-  using AgentT =
-      typename AgentReduceFor<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>::type;
-  using PartialsAgentT =
-      typename AgentReduceFor<TuningT, FOLD_ARCH, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>>::type;
+  using AgentT         = typename AgentReduceFor<TuningT,
+                                         FOLD_ARCH,
+                                         InputIteratorT,
+                                         AccumT,
+                                         OffsetT,
+                                         ReductionOpT,
+                                         TransformOpT,
+                                         ReductionOpT,
+                                         OrderedRows>::type;
+  using PartialsAgentT = typename AgentReduceFor<TuningT,
+                                                 FOLD_ARCH,
+                                                 AccumT*,
+                                                 AccumT,
+                                                 std::uint32_t,
+                                                 ReductionOpT,
+                                                 CastTo<AccumT>,
+                                                 ReductionOpT,
+                                                 OrderedRows>::type;
   __shared__ union
   {
     typename AgentT::TempStorage items;

@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
@@ -240,6 +241,14 @@ FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
   items                    = items < 1 ? 1 : items > 1 && items % 2 == 0 ? items - 1 : items;
   return {threads, items, threads == 256 ? 3 : 4};
 }
+
+//! DeviceReduce with an order-preserving operator reads each full tile in rows (one coalesced vector a lane per
+//! load, the rows reduced by shuffles that transpose as they reduce) in calls of up to this many tiles, and as each
+//! thread's contiguous run beyond (the kernels as they were before rows). On an H100 rows took 0.87-0.96 of the runs'
+//! time for a single tile and 0.94-1.00 at 2^14-2^22 items, where a call waits on its multiprocessors' L1 requests;
+//! at 2^26-2^28 they took 1.01-1.03 for int32 with 32-bit offsets and double with 64-bit ones (docs/performance.md,
+//! "Order-preserving reductions at small sizes"). The same on every architecture: it sets the tree.
+inline constexpr std::uint64_t ordered_rows_max_tiles = 4096;
 
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
 //! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the

@@ -175,6 +175,63 @@ FOLD_DEVICE FOLD_FORCEINLINE T reduce_lane_groups(T value, ReductionOpT op, int 
   }
   return value;
 }
+
+//! `Rows` reductions in one warp: row `r` is the warp's values `rows[r]` in lane order, and the result, valid in
+//! lane 0, is the fold of the rows' reductions in row order, each row reduced in lane order (`Rows` a power of two
+//! from 2 to 32; any trivially copyable `T`). Only XOR shuffles, each step combining lanes `l` and `l ^ o` lower
+//! lane first: at `o = 1, ..., Rows / 2` the two split the rows they hold, the one with bit `o` clear keeping the
+//! first half (each step halves the rows a lane holds, one shuffle per row kept); then each lane holds one row over
+//! `Rows` aligned lanes (its row is its lane's low bits reversed), `o = Rows, ..., 16` reduce that over the warp, and
+//! `o = Rows / 2, ..., 1` fold the rows pairwise, rows `2k` and `2k + 1` first. `Rows - 1 + 5` shuffles of a `T` (8
+//! for 4 rows, where four `WarpReduce`s take 20). The tree depends only on `Rows`.
+template <int Rows, typename T, typename ReductionOpT>
+FOLD_DEVICE FOLD_FORCEINLINE T reduce_rows_in_order(const T (&rows)[Rows], ReductionOpT op)
+{
+  static_assert(Rows >= 2 && Rows <= 32 && (Rows & (Rows - 1)) == 0,
+                "reduce_rows_in_order: 2 to 32 rows, a power of two");
+  static_assert(std::is_trivially_copyable_v<T>, "reduce_rows_in_order: the value type must be trivially copyable");
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  // `mine` and the value lane `lane ^ offset` sent, combined lower lane first.
+  auto step = [&](const T& mine, const T& sent, int offset)
+  {
+    const bool upper = (lane & offset) != 0;
+    const T theirs   = shuffle_words(sent, [=](auto word) { return __shfl_xor_sync(0xffffffffu, word, offset); });
+    return op(upper ? theirs : mine, upper ? mine : theirs);
+  };
+  T held[Rows];
+#pragma unroll
+  for (int r = 0; r < Rows; ++r)
+  {
+    held[r] = rows[r];
+  }
+#pragma unroll
+  for (int offset = 1; offset < Rows; offset *= 2) // before this step, held[0, Rows / offset): the rows this lane holds
+  {
+    const bool upper = (lane & offset) != 0;
+    const int half   = Rows / offset / 2;
+#pragma unroll
+    for (int j = 0; j < Rows / 2; ++j)
+    {
+      if (j < half)
+      {
+        const T first = held[j], second = held[j + half]; // (values: selected lvalues would put `held` in memory)
+        held[j] = step(upper ? second : first, upper ? first : second, offset);
+      }
+    }
+  }
+  T value = held[0];
+#pragma unroll
+  for (int offset = Rows; offset < 32; offset *= 2)
+  {
+    value = step(value, value, offset);
+  }
+#pragma unroll
+  for (int offset = Rows / 2; offset >= 1; offset /= 2)
+  {
+    value = step(value, value, offset);
+  }
+  return value;
+}
 } // namespace detail
 
 FOLD_NAMESPACE_END
