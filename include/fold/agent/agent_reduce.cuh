@@ -303,15 +303,8 @@ private:
         {
           valid = ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(left), aggregates[0]);
         }
-        AccumT tile_aggregate;
-        if constexpr (in_rows)
-        {
-          tile_aggregate = full ? ReduceFullTile(aggregates) : BlockReduceT(storage_).Reduce(aggregates[0], op_, valid);
-        }
-        else
-        {
-          tile_aggregate = BlockReduceT(storage_).Reduce(aggregates[0], op_, valid);
-        }
+        const AccumT tile_aggregate =
+            in_rows && full ? ReduceFullTile(aggregates) : BlockReduceT(storage_).Reduce(aggregates[0], op_, valid);
         if (thread_rank() == 0)
         {
           total = tile_base == begin ? tile_aggregate : op_(total, tile_aggregate);

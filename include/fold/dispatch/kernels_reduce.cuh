@@ -65,6 +65,25 @@ struct AgentReduceFor
                            OrderedRows>;
 };
 
+//! The agent of DeviceReduce's kernels in the pass that compiles them (`FOLD_ARCH`): the tile of their operator's
+//! class, and an order-preserving operator's full tiles in rows or not (`OrderedRows`).
+template <typename TuningT,
+          typename InputIteratorT,
+          typename AccumT,
+          typename OffsetT,
+          typename ReductionOpT,
+          typename TransformOpT,
+          bool OrderedRows>
+using ReduceAgent = typename AgentReduceFor<TuningT,
+                                            FOLD_ARCH,
+                                            InputIteratorT,
+                                            AccumT,
+                                            OffsetT,
+                                            ReductionOpT,
+                                            TransformOpT,
+                                            ReductionOpT,
+                                            OrderedRows>::type;
+
 //! How many partials pass 1 writes over `share`: one per block for an exact reduction (any tree gives the same
 //! bits, so the blocks' ranges are free), otherwise one per grain: the grains are the fixed units the input is
 //! cut into whatever the grid (see `make_reduce_plan`).
@@ -121,15 +140,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
     InputIteratorT in, OutputIteratorT out, OffsetT num_items, ReductionOpT op, InitT init, TransformOpT transform)
 {
   begin_dependent_kernel();
-  using AgentT = typename AgentReduceFor<TuningT,
-                                         FOLD_ARCH,
-                                         InputIteratorT,
-                                         AccumT,
-                                         OffsetT,
-                                         ReductionOpT,
-                                         TransformOpT,
-                                         ReductionOpT,
-                                         OrderedRows>::type;
+  using AgentT = ReduceAgent<TuningT, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, OrderedRows>;
   __shared__ typename AgentT::TempStorage storage;
 
   if (num_items == 0)
@@ -163,15 +174,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                                                          TransformOpT transform)
 {
   begin_dependent_kernel();
-  using AgentT = typename AgentReduceFor<TuningT,
-                                         FOLD_ARCH,
-                                         InputIteratorT,
-                                         AccumT,
-                                         OffsetT,
-                                         ReductionOpT,
-                                         TransformOpT,
-                                         ReductionOpT,
-                                         OrderedRows>::type;
+  using AgentT = ReduceAgent<TuningT, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, OrderedRows>;
   __shared__ typename AgentT::TempStorage storage;
   reduce_units<ReductionOpT, AccumT>(AgentT(storage, in, op, transform), share, partials);
 }
@@ -290,24 +293,9 @@ FOLD_KERNEL __launch_bounds__(
                                                                                TransformOpT transform)
 {
   begin_dependent_kernel();
-  using AgentT         = typename AgentReduceFor<TuningT,
-                                         FOLD_ARCH,
-                                         InputIteratorT,
-                                         AccumT,
-                                         OffsetT,
-                                         ReductionOpT,
-                                         TransformOpT,
-                                         ReductionOpT,
-                                         OrderedRows>::type;
-  using PartialsAgentT = typename AgentReduceFor<TuningT,
-                                                 FOLD_ARCH,
-                                                 AccumT*,
-                                                 AccumT,
-                                                 std::uint32_t,
-                                                 ReductionOpT,
-                                                 CastTo<AccumT>,
-                                                 ReductionOpT,
-                                                 OrderedRows>::type;
+  using AgentT = ReduceAgent<TuningT, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, OrderedRows>;
+  using PartialsAgentT =
+      ReduceAgent<TuningT, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, OrderedRows>;
   __shared__ union
   {
     typename AgentT::TempStorage items;
