@@ -124,7 +124,7 @@ struct DispatchReduce
 
   static constexpr auto single_tile_kernel =
       SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
-  //! Pass 1 of both paths and pass 2, `Rows` as `AgentReduce`'s `OrderedRows` (see `with_pass1`).
+  //! Pass 1 of both paths and pass 2, `Rows` as `AgentReduce`'s `OrderedRows` (see `with_tree`).
   template <bool Rows>
   static constexpr auto reduce_kernel =
       ReduceKernel<InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT, TuningT, Rows>;
@@ -155,11 +155,11 @@ struct DispatchReduce
       is_vectorizable_input_v<InputIteratorT> &&
       TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::searches_first_tile;
 
-  //! `f(std::bool_constant<Rows>)` with the reading of full tiles of passes 1 and 2 (and of the single-pass kernel):
-  //! in rows, or, for an order-preserving operator in a call of more than `ordered_rows_max_tiles` tiles, in runs,
-  //! the kernels as they were before rows (instantiated for such operators only).
+  //! `f(std::bool_constant<Rows>)` with the tree of a call's kernels (`rows`, from `reads_rows`): full tiles in rows,
+  //! or, for an order-preserving operator in a call of more than `ordered_rows_max_tiles` tiles, in runs, the kernels
+  //! as they were before rows (instantiated for such operators only).
   template <typename F>
-  static cudaError_t with_pass1(bool rows, F&& f)
+  static cudaError_t with_tree(bool rows, F&& f)
   {
     if constexpr (!is_commutative_v<ReductionOpT>)
     {
@@ -171,11 +171,39 @@ struct DispatchReduce
     return f(std::true_type{});
   }
 
-  //! Whether pass 1 reads full tiles in rows in a call of `num_items` items (see `with_pass1`): a function of the
-  //! count and the tile alone, as the tree must be.
-  static bool pass1_rows(std::uint64_t num_items, const TileShape& shape)
+  //! Whether a call of `num_items` items reads full tiles in rows (see `with_tree`): a function of the count and the
+  //! tile alone, as the tree must be.
+  static bool reads_rows(std::uint64_t num_items, const TileShape& shape)
   {
     return num_items <= ordered_rows_max_tiles * static_cast<std::uint64_t>(shape.tile_items);
+  }
+
+  //! Pass 2: the `count` partials folded in unit order and written, with `init`, to `out`; one block.
+  static cudaError_t launch_partials(bool rows,
+                                     AccumT* partials,
+                                     OutputIteratorT out,
+                                     std::uint32_t count,
+                                     ReductionOpT op,
+                                     InitT init,
+                                     int block_threads, // every tile shape of a policy has its block size
+                                     cudaStream_t stream,
+                                     bool overlap)
+  {
+    return with_tree(rows,
+                     [&](auto in_rows)
+                     {
+                       return launch(partials_kernel<decltype(in_rows)::value>,
+                                     1,
+                                     block_threads,
+                                     stream,
+                                     overlap,
+                                     partials,
+                                     out,
+                                     count,
+                                     op,
+                                     init,
+                                     PartialsTransformT{});
+                     });
   }
 
   static cudaError_t Dispatch(void* d_temp_storage,
@@ -202,7 +230,7 @@ struct DispatchReduce
     const TileShape shape      = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
     int max_grid_size          = 0;
     int single_pass_max_blocks = 0;
-    const bool rows            = pass1_rows(static_cast<std::uint64_t>(num_items), shape);
+    const bool rows            = reads_rows(static_cast<std::uint64_t>(num_items), shape);
     const bool needs_grid      = forced.path == ReducePath::automatic
                                      ? num_items > static_cast<OffsetT>(shape.tile_items)
                                      : forced.path != ReducePath::single_tile && num_items > 0;
@@ -210,11 +238,11 @@ struct DispatchReduce
     {
       // Pass 1 of the two-pass path has the single-pass kernel's shape and no more shared memory.
       int blocks_per_sm = 0;
-      if (const cudaError_t error = with_pass1(rows,
-                                               [&](auto in_rows) {
-                                                 return occupancy<single_pass_kernel<decltype(in_rows)::value>>(
-                                                     facts.device, shape.block_threads, blocks_per_sm);
-                                               });
+      if (const cudaError_t error = with_tree(rows,
+                                              [&](auto in_rows) {
+                                                return occupancy<single_pass_kernel<decltype(in_rows)::value>>(
+                                                    facts.device, shape.block_threads, blocks_per_sm);
+                                              });
           error != cudaSuccess)
       {
         return error;
@@ -265,58 +293,45 @@ struct DispatchReduce
     AccumT* partials = reinterpret_cast<AccumT*>(static_cast<char*>(base) + plan.partials_offset);
     if (plan.path == ReducePath::single_pass)
     {
-      return with_pass1(rows,
-                        [&](auto in_rows)
-                        {
-                          return launch(single_pass_kernel<decltype(in_rows)::value>,
-                                        plan.share.grid_size,
-                                        shape.block_threads,
-                                        stream,
-                                        overlap,
-                                        in,
-                                        out,
-                                        partials,
-                                        ticket,
-                                        next_call_id(),
-                                        plan.share,
-                                        op,
-                                        init,
-                                        transform);
-                        });
+      return with_tree(rows,
+                       [&](auto in_rows)
+                       {
+                         return launch(single_pass_kernel<decltype(in_rows)::value>,
+                                       plan.share.grid_size,
+                                       shape.block_threads,
+                                       stream,
+                                       overlap,
+                                       in,
+                                       out,
+                                       partials,
+                                       ticket,
+                                       next_call_id(),
+                                       plan.share,
+                                       op,
+                                       init,
+                                       transform);
+                       });
     }
-    if (const cudaError_t error = with_pass1(rows,
-                                             [&](auto in_rows)
-                                             {
-                                               return launch(reduce_kernel<decltype(in_rows)::value>,
-                                                             plan.share.grid_size,
-                                                             shape.block_threads,
-                                                             stream,
-                                                             overlap,
-                                                             in,
-                                                             partials,
-                                                             plan.share,
-                                                             op,
-                                                             transform);
-                                             });
+    if (const cudaError_t error = with_tree(rows,
+                                            [&](auto in_rows)
+                                            {
+                                              return launch(reduce_kernel<decltype(in_rows)::value>,
+                                                            plan.share.grid_size,
+                                                            shape.block_threads,
+                                                            stream,
+                                                            overlap,
+                                                            in,
+                                                            partials,
+                                                            plan.share,
+                                                            op,
+                                                            transform);
+                                            });
         error != cudaSuccess)
     {
       return error;
     }
-    return with_pass1(rows,
-                      [&](auto in_rows)
-                      {
-                        return launch(partials_kernel<decltype(in_rows)::value>,
-                                      1,
-                                      shape.block_threads, // every tile shape of a policy has its block size
-                                      stream,
-                                      overlap,
-                                      partials,
-                                      out,
-                                      static_cast<std::uint32_t>(plan.partials),
-                                      op,
-                                      init,
-                                      PartialsTransformT{});
-                      });
+    return launch_partials(
+        rows, partials, out, static_cast<std::uint32_t>(plan.partials), op, init, shape.block_threads, stream, overlap);
   }
 };
 

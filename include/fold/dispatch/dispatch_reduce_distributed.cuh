@@ -11,8 +11,8 @@
 //!    `unit_items` items cut from its first item, `unit_items` being the unit of the single-GPU plan for the whole
 //!    array (`sharded_unit_items`); for an exact one, one partial (nothing for an empty rank);
 //! 3. gathers every rank's partials, in rank order (`ExchangeT::all_gather`, or `gather` to the root only);
-//! 4. folds them with the single-GPU pass 2 (`DispatchReduce::partials_kernel`, in rows or runs as the single GPU's for
-//! the total count) and writes the result.
+//! 4. folds them with the single-GPU pass 2 (`DispatchReduce::launch_partials`, in rows or runs as the single GPU's
+//!    for the total count) and writes the result.
 //!
 //! When every rank but the last holds a multiple of `unit_items` (the *granule*), the ranks' units are the
 //! single-GPU plan's units, and the gathered partials its partials: the result has the same bits as
@@ -331,27 +331,21 @@ struct DispatchShardedReduce
       }
     }
     // Pass 2: the single-GPU pass 2 over the partials of every rank, in rank order.
-    return SingleT::with_pass1(SingleT::pass1_rows(static_cast<std::uint64_t>(shards.total()), shape),
-                               [&](auto in_rows)
-                               {
-                                 return launch(SingleT::template partials_kernel<decltype(in_rows)::value>,
-                                               1,
-                                               shape.block_threads,
-                                               stream,
-                                               overlap,
-                                               partials,
-                                               out,
-                                               static_cast<std::uint32_t>(plan.partials),
-                                               op,
-                                               init,
-                                               typename SingleT::PartialsTransformT{});
-                               });
+    return SingleT::launch_partials(SingleT::reads_rows(static_cast<std::uint64_t>(shards.total()), shape),
+                                    partials,
+                                    out,
+                                    static_cast<std::uint32_t>(plan.partials),
+                                    op,
+                                    init,
+                                    shape.block_threads,
+                                    stream,
+                                    overlap);
   }
 
 private:
   //! Pass 1 of an inexact reduction on one rank: one partial per unit of `unit_items` of its `n_local` items, over
   //! the grid the single-GPU dispatch would give them, its full tiles read as the single-GPU dispatch reads those of
-  //! all `total` items (`DispatchReduce::pass1_rows`).
+  //! all `total` items (`DispatchReduce::reads_rows`).
   static cudaError_t reduce_units(InputIteratorT in,
                                   AccumT* partials,
                                   std::int64_t n_local,
@@ -364,8 +358,8 @@ private:
   {
     const ReducePolicy policy = TuningT::policy(facts.arch);
     const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
-    return SingleT::with_pass1(
-        SingleT::pass1_rows(static_cast<std::uint64_t>(total), shape),
+    return SingleT::with_tree(
+        SingleT::reads_rows(static_cast<std::uint64_t>(total), shape),
         [&](auto in_rows)
         {
           constexpr auto kernel = SingleT::template reduce_kernel<decltype(in_rows)::value>;
