@@ -133,8 +133,8 @@ enum class Arrangement
   ramp_down, //!< the reverse
   plateau,   //!< one value everywhere: index 0 for both
   planted,   //!< few values, with each extreme planted twice at random places (the first must win)
-  zeros,     //!< 16-bit floats: negative numbers with -0.0 and +0.0 planted (ArgMax: the first +0.0)
-  nans,      //!< 16-bit floats: NaNs of both signs planted (both: the first NaN)
+  zeros,     //!< floats: negative numbers with -0.0 and +0.0 planted (ArgMax: the first +0.0)
+  nans,      //!< floats: NaNs of both signs planted (both: the first NaN)
 };
 
 template <typename T>
@@ -305,14 +305,18 @@ TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do"
   check_arg<Op::arg_max, TestType>();
 }
 
-TEMPLATE_TEST_CASE("ArgMin/ArgMax over 1- and 2-byte items find the first extreme in every arrangement, aligned or not",
-                   "[device][argmin][argmax]",
-                   std::int8_t,
-                   std::uint8_t,
-                   std::int16_t,
-                   std::uint16_t,
-                   __half,
-                   __nv_bfloat16)
+TEMPLATE_TEST_CASE(
+    "ArgMin/ArgMax over 1-, 2- and 4-byte items find the first extreme in every arrangement, aligned or not",
+    "[device][argmin][argmax]",
+    std::int8_t,
+    std::uint8_t,
+    std::int16_t,
+    std::uint16_t,
+    __half,
+    __nv_bfloat16,
+    std::int32_t,
+    std::uint32_t,
+    float)
 {
   using T                = TestType;
   const std::size_t tile = static_cast<std::size_t>(arg_tile_items<T>());

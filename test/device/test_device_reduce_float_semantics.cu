@@ -186,9 +186,9 @@ TEMPLATE_TEST_CASE("Signed zeros side by side: a vector of both zeros gives -0.0
                    __half,
                    __nv_bfloat16)
 {
-  // Over 2-byte items a thread takes its tile's extreme with packed min/max, which return either zero where the
-  // two meet; the zeros here share a 16-byte vector (so a word, for 2-byte items), in both orders, and no other
-  // item is a zero.
+  // Over 2- and 4-byte items a thread takes its tile's extreme with (packed) min/max, which return either zero
+  // where the two meet; the zeros here share a 16-byte vector (so a word, for 2-byte items), in both orders, and
+  // no other item is a zero.
   using T = TestType;
   for (std::size_t n : sizes)
   {

@@ -25,7 +25,7 @@
 //! folded; the last tile of the range may be partial (whole slots, then the items after the last whole slot,
 //! guarded). The item transform (`(item, global index) -> accumulator`) is applied as the items are loaded.
 //! Each thread meets its items in increasing index order. Where `detail::TileFold` applies (ArgMin/ArgMax over
-//! 1- and 2-byte items, vector loads, commutative path), a full tile's items are folded at once, winner first
+//! 1-, 2- and 4-byte items, vector loads, commutative path), a full tile's items are folded at once, winner first
 //! (see detail/tile_fold.cuh); the result is the same.
 //!
 //! The "block" may also be one warp (`AgentScope::warp`, 32 threads): each warp of a block is then an agent of

@@ -4,15 +4,16 @@
 //! folding them one at a time. `AgentReduce` asks for it on its commutative path with vector loads (each thread's
 //! slots strided over the tile); everywhere else, and for every other reduction, items are folded one by one.
 //!
-//! ArgMin and ArgMax over 1- and 2-byte items (`PackArg` pairs; ArgMinMax folds each half on its own) take the
-//! winner first (`WinnerFirst`):
-//! - the tile's extreme value, by packed min/max over the loaded 32-bit words: two 16-bit lanes per
-//!   instruction (`{min,max}.{s16,u16}x2`, `{min,max}.NaN.{f16,bf16}x2`). 1-byte items are compared as the
-//!   high bytes of 16-bit lanes: each word's odd bytes as they are, its even bytes shifted up by 8;
+//! ArgMin and ArgMax over 1-, 2- and 4-byte items (`PackArg` pairs; ArgMinMax folds each half on its own) take
+//! the winner first (`WinnerFirst`):
+//! - the tile's extreme value, by min/max over the loaded 32-bit words: for 1- and 2-byte items two 16-bit lanes
+//!   per instruction (`{min,max}.{s16,u16}x2`, `{min,max}.NaN.{f16,bf16}x2`), 1-byte items compared as the high
+//!   bytes of 16-bit lanes (each word's odd bytes as they are, its even bytes shifted up by 8); 4-byte items one a
+//!   word (`{min,max}.{s32,u32}`, `{min,max}.NaN.f32`);
 //! - the extreme's index only when its rank beats the thread's running pair (always in the thread's first
 //!   tile): the first item of that rank, searched in index order.
-//! That is about one instruction per item, where packing and comparing a pair per item takes seven, and the
-//! result is the same pair: the first item of the highest rank.
+//! That is about one instruction per item (one a word for 4-byte items), where ranking, packing and comparing a
+//! pair per item takes seven to ten, and the result is the same pair: the first item of the highest rank.
 //!
 //! Min and Max over the same items (MinMax folds each half on its own) take the tile's extreme the same way, then
 //! one transform and one operation for the tile (`ExtremumFirst`), where each item took an unpacking, a
@@ -52,6 +53,13 @@ struct TileFold
 template <typename T>
 inline constexpr bool
     packs_in_lanes_v = (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 2) || is_16bit_float_v<T>;
+
+//! Items whose ArgMin and ArgMax take the winner first (`WinnerFirst`): those of `packs_in_lanes_v`, and 4-byte
+//! integers and float, one a word.
+template <typename T>
+inline constexpr bool
+    finds_winner_first_v = packs_in_lanes_v<T> ||
+                           (std::is_integral_v<T> && sizeof(T) == 4) || std::is_same_v<std::remove_cv_t<T>, float>;
 
 //! The 32-bit words of a thread's loaded tile, slot by slot (slots of `detail::SlotWords` where the agent loads them
 //! so: then no byte is moved).
@@ -95,18 +103,46 @@ FOLD_DEVICE FOLD_FORCEINLINE void tile_items(const VectorT (&loaded)[Slots], T (
   }
 }
 
-//! ArgMin (`ForMax` false) or ArgMax over a thread's tile of 1- or 2-byte items, winner first.
+//! ArgMin (`ForMax` false) or ArgMax over a thread's tile of 1-, 2- or 4-byte items, winner first.
 template <typename T, bool ForMax>
 struct WinnerFirst
 {
   using Reduction = PackedArgReduction<T, ForMax>;
   using RankT     = typename Reduction::RankT;
-  using Bits      = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::uint16_t>;
+  using Bits      = std::
+      conditional_t<sizeof(T) == 1, std::uint8_t, std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
+  static constexpr bool floating = is_floating_v<T>;                                  //!< half, bfloat16 or float
+  static constexpr Bits sign     = static_cast<Bits>(Bits{1} << (8 * sizeof(T) - 1)); //!< a float's sign bit
 
-  //! The lane-wise extreme (the minimum, or with `ForMax` the maximum) of two words of two 16-bit lanes.
+  //! The lane-wise extreme (the minimum, or with `ForMax` the maximum) of two words: of two 16-bit lanes each, or
+  //! one 4-byte item each. A float's NaN wins, as a canonical NaN.
   FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t extreme2(std::uint32_t a, std::uint32_t b)
   {
-    if constexpr (is_16bit_float_v<T>)
+    if constexpr (sizeof(T) == 4 && floating)
+    {
+      const float x = ::cuda::std::bit_cast<float>(a), y = ::cuda::std::bit_cast<float>(b);
+      float ext;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      if constexpr (ForMax)
+      {
+        asm("max.NaN.f32 %0, %1, %2;" : "=f"(ext) : "f"(x), "f"(y));
+      }
+      else
+      {
+        asm("min.NaN.f32 %0, %1, %2;" : "=f"(ext) : "f"(x), "f"(y));
+      }
+#else
+      ext = is_nan(x) || (ForMax ? x > y : x < y) ? x : y; // a NaN of either wins
+#endif
+      return ::cuda::std::bit_cast<std::uint32_t>(ext);
+    }
+    else if constexpr (sizeof(T) == 4)
+    {
+      using U   = std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>;
+      const U x = static_cast<U>(a), y = static_cast<U>(b);
+      return static_cast<std::uint32_t>(ForMax ? (x < y ? y : x) : (y < x ? y : x));
+    }
+    else if constexpr (is_16bit_float_v<T>)
     {
       using Pair = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, __half>, __half2, __nv_bfloat162>;
       Pair x, y; // __half2 and __nv_bfloat162 are not trivially copyable: no bit_cast
@@ -127,8 +163,8 @@ struct WinnerFirst
     }
   }
 
-  //! The extreme item of the tile, given as 32-bit words. With 16-bit floats, a NaN if any item is one; a zero
-  //! of either sign when the extreme is a zero. Four running extremes per lane set (few registers, independent
+  //! The extreme item of the tile, given as 32-bit words. With floats, a NaN if any item is one; a zero of either
+  //! sign when the extreme is a zero. Four running extremes per lane set (few registers, independent
   //! instructions); 1-byte items as the high bytes of 16-bit lanes: each word's odd bytes, then its even bytes
   //! shifted up.
   template <int Words>
@@ -158,7 +194,8 @@ struct WinnerFirst
         lanes = extreme2(lanes, even[c]);
       }
     }
-    const std::uint32_t both = extreme2(lanes, lanes >> 16); // lane 0: the extreme of the two lanes
+    // lane 0: the extreme of the two lanes (a 4-byte item is a word's one lane)
+    const std::uint32_t both = sizeof(T) == 4 ? lanes : extreme2(lanes, lanes >> 16);
     return ::cuda::std::bit_cast<T>(static_cast<Bits>(bytes ? both >> 8 : both));
   }
 
@@ -208,38 +245,61 @@ struct WinnerFirst
     return Reduction::rank(typename Reduction::Values{}(x));
   }
 
-  static constexpr std::uint32_t lane_ones  = sizeof(T) == 1 ? 0x01010101u : 0x00010001u;
-  static constexpr std::uint32_t lane_highs = lane_ones * (sizeof(T) == 1 ? 0x80u : 0x8000u);
+  static constexpr std::uint32_t lane_ones  = sizeof(T) == 1 ? 0x01010101u : sizeof(T) == 2 ? 0x00010001u : 1u;
+  static constexpr std::uint32_t lane_highs = lane_ones * sign;
 
   //! The high bit of each lane of `word` that holds `target`, and maybe of lanes above such a lane: the lowest one
-  //! set is exact (a SWAR zero-lane test).
+  //! set is exact (a SWAR zero-lane test; for 4-byte items, one comparison).
   FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t lanes_equal(std::uint32_t word, Bits target)
   {
+    if constexpr (sizeof(T) == 4)
+    {
+      return word == target ? lane_highs : 0u;
+    }
     const std::uint32_t x = word ^ (static_cast<std::uint32_t>(target) * lane_ones);
     return (x - lane_ones) & ~x & lane_highs;
   }
 
-  //! The high bit of each 16-bit lane of `word` that is a NaN of `T` (magnitude above the infinity's), exactly.
+  //! The high bit of each lane of `word` that is a NaN of `T` (magnitude above the infinity's), exactly.
   FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t lanes_nan(std::uint32_t word)
   {
-    constexpr std::uint32_t infinity = std::is_same_v<std::remove_cv_t<T>, __half> ? 0x7c00u : 0x7f80u;
-    return ((word & 0x7fff7fffu) + (0x7fffu - infinity) * lane_ones) & lane_highs;
+    constexpr std::uint32_t infinity  = std::is_same_v<std::remove_cv_t<T>, __half> ? 0x7c00u
+                                        : sizeof(T) == 2                            ? 0x7f80u
+                                                                                    : 0x7f800000u;
+    constexpr std::uint32_t magnitude = sign - 1u;
+    return ((word & (magnitude * lane_ones)) + (magnitude - infinity) * lane_ones) & lane_highs;
   }
 
-  //! Where the first item whose lane `lanes` flags is (item `w * items per word + lane` of `words`), or -1.
+  //! Where the first item whose lane `lanes` flags is (item `w * items per word + lane` of `words`), or -1. 4-byte
+  //! items: a bit a word, the lowest set found at once (a chain of selects from the last word to the first took
+  //! twice the instructions and 32 steps).
   template <int Words, typename LanesT>
   FOLD_DEVICE FOLD_FORCEINLINE static int first_where(const std::uint32_t (&words)[Words], LanesT lanes)
   {
-    constexpr int per_word = static_cast<int>(4 / sizeof(T));
-    int position           = -1;
-#pragma unroll
-    for (int k = Words - 1; k >= 0; --k)
+    if constexpr (sizeof(T) == 4)
     {
-      const std::uint32_t flags = lanes(words[k]);
-      const int lane            = (__ffs(static_cast<int>(flags)) - 1) / static_cast<int>(8 * sizeof(T));
-      position                  = flags != 0 ? k * per_word + lane : position;
+      static_assert(Words <= 32, "first_where: a bit a word");
+      std::uint32_t flagged = 0;
+#pragma unroll
+      for (int k = 0; k < Words; ++k)
+      {
+        flagged |= lanes(words[k]) != 0 ? std::uint32_t{1} << k : 0u;
+      }
+      return __ffs(static_cast<int>(flagged)) - 1;
     }
-    return position;
+    else
+    {
+      constexpr int per_word = static_cast<int>(4 / sizeof(T));
+      int position           = -1;
+#pragma unroll
+      for (int k = Words - 1; k >= 0; --k)
+      {
+        const std::uint32_t flags = lanes(words[k]);
+        const int lane            = (__ffs(static_cast<int>(flags)) - 1) / static_cast<int>(8 * sizeof(T));
+        position                  = flags != 0 ? k * per_word + lane : position;
+      }
+      return position;
+    }
   }
 
   //! Folds the tile `loaded` into `aggregate` (a packed pair; unset with `First`). Slot `v` holds the items from
@@ -261,12 +321,12 @@ struct WinnerFirst
       }
     }
     T winner = extreme(words);
-    if constexpr (is_16bit_float_v<T>)
+    if constexpr (floating)
     {
-      // The packed min/max returns either zero when both meet; the better one (+0 for ArgMax) may be there.
-      if ((bits_of(winner) & 0x7fff) == 0)
+      // The min/max returns either zero when both meet; the better one (+0 for ArgMax) may be there.
+      if ((bits_of(winner) & static_cast<Bits>(sign - 1)) == 0)
       {
-        winner = ::cuda::std::bit_cast<T>(static_cast<Bits>(ForMax ? 0x0000 : 0x8000));
+        winner = ::cuda::std::bit_cast<T>(static_cast<Bits>(ForMax ? 0 : sign));
       }
     }
     if (!First && rank_of(winner) <= running)
@@ -274,7 +334,7 @@ struct WinnerFirst
       return; // no item of this tile beats the running pair, and a tie keeps the earlier item
     }
     int position;
-    if constexpr (is_16bit_float_v<T>)
+    if constexpr (floating)
     {
       const Bits target = bits_of(winner);
       if (is_nan(winner))
@@ -286,8 +346,9 @@ struct WinnerFirst
         position = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target); });
         if (position < 0) // a zero, and the better zero is not there: the first of the other
         {
-          winner   = ::cuda::std::bit_cast<T>(static_cast<Bits>(target ^ 0x8000));
-          position = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target ^ 0x8000); });
+          const Bits other = static_cast<Bits>(target ^ sign);
+          winner           = ::cuda::std::bit_cast<T>(other);
+          position         = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, other); });
         }
       }
     }
@@ -354,6 +415,9 @@ struct TileFold<Max, TransformOpT, T> : ExtremumFirst<T, true, TransformOpT>
 {
 };
 
+//! The tile is uncapped for 1- and 2-byte items only. 4-byte items keep the cap: ArgMinMax's two packed pairs then
+//! give a thread 16 items, where uncapped it took 32 and 1.07-1.16x the time at 2^24 on an H100 (docs/performance.md,
+//! "ArgMin/ArgMax over 4-byte items, winner first").
 template <typename T>
 inline constexpr bool folds_whole_tiles_v<PackedArgMax, T> = packs_in_lanes_v<T>;
 template <typename OpT1, typename OpT2, typename T>
@@ -389,7 +453,7 @@ template <typename TransformOpT, typename T>
 struct TileFold<PackedArgMax, TransformOpT, T>
 {
   using Fold                                = PackedWinnerFirst<typename PackArgOf<TransformOpT>::type, T>;
-  static constexpr bool applies             = folds_whole_tiles_v<PackedArgMax, T> && Fold::applies;
+  static constexpr bool applies             = finds_winner_first_v<T> && Fold::applies;
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = applies;
 
