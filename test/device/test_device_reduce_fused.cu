@@ -474,9 +474,12 @@ TEMPLATE_TEST_CASE("VarMean is bitwise identical at every grid size, wave count,
                    __half,
                    float)
 {
-  using T                 = TestType;
-  const std::size_t tile  = static_cast<std::size_t>(var_mean_tile_items<T>());
-  const std::size_t many  = 2 * tile * fold::select_reduce_policy(fold_test::current_ptx_version()).max_units;
+  using T                = TestType;
+  const std::size_t tile = static_cast<std::size_t>(var_mean_tile_items<T>());
+  // Past twice VarMean's most units of one tile each: units of two tiles and more.
+  const std::size_t many = 2 * tile *
+                           fold::detail::max_units_of<fold::detail::MergeMoments>(
+                               fold::select_reduce_policy(fold_test::current_ptx_version()));
   constexpr std::size_t V = 16 / sizeof(T); // the items of one vector load
   for (std::size_t n : {tile + 1, 77 * tile + 5, std::size_t{1'234'567}, many + 1001})
   {
@@ -508,6 +511,33 @@ TEMPLATE_TEST_CASE("VarMean is bitwise identical at every grid size, wave count,
     CHECK(same(fold_var_mean(d_buffer.get() + 1, count)));
     // And the fused extremes, exact, on both alignments.
     CHECK(fold_test::same_bits(fold_extremes(d_buffer.get() + 1, count).min, host_extremes(values).min));
+  }
+}
+
+TEST_CASE("VarMean cuts its input into at most 1024 units, 16 times fewer than other inexact reductions",
+          "[device][fused][var-mean]")
+{
+  // The temporary storage holds a ticket, then one partial per unit; the size query reads no input.
+  using Moments           = fold::detail::Moments<float>;
+  const auto policy       = fold::select_reduce_policy(fold_test::current_ptx_version());
+  const std::size_t units = static_cast<std::size_t>(policy.max_units) / 16;
+  REQUIRE(units == 1024);
+  REQUIRE(fold::detail::max_units_of<fold::detail::MergeMoments>(policy) == static_cast<int>(units));
+  const std::size_t tile = static_cast<std::size_t>(var_mean_tile_items<float>());
+  for (std::size_t n : {3 * tile, units * tile, 16 * units * tile + 1, std::size_t{1} << 30})
+  {
+    std::size_t bytes = 0;
+    CUDA_REQUIRE(fold::DeviceReduce::VarMean(nullptr,
+                                             bytes,
+                                             static_cast<const float*>(nullptr),
+                                             static_cast<float*>(nullptr),
+                                             static_cast<float*>(nullptr),
+                                             static_cast<std::int64_t>(n),
+                                             1.0));
+    const std::size_t tiles = (n + tile - 1) / tile;
+    INFO("n " << n);
+    CHECK(bytes >= std::min(tiles, units) * sizeof(Moments));
+    CHECK(bytes < (std::min(tiles, units) + 8) * sizeof(Moments));
   }
 }
 

@@ -576,6 +576,13 @@ struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
 template <typename T>
 inline constexpr bool folds_whole_tiles_v<MergeMoments, T> = std::is_floating_point_v<T> || is_16bit_float_v<T>;
 
+//! VarMean's units are 16 times longer (at most 1024): each unit's block reduction is five warp steps of Chan merges
+//! (a division and some 25 instructions, 16-byte shuffles) and a fold of the warps'. On an H100 against 16384 units
+//! VarMean took 0.82-0.98 of the time at 2^24-2^28 and 0.99-1.0 at 2^30 (docs/performance.md, "VarMean: longer
+//! units").
+template <>
+inline constexpr int unit_divisor_v<MergeMoments> = 16;
+
 //! Two fused reductions (ArgMinMax): each half folds the tile on its own, where both can.
 template <typename OpT1, typename OpT2, typename TransformT1, typename TransformT2, typename InputT>
 struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>

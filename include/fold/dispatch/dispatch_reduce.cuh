@@ -262,15 +262,16 @@ struct DispatchReduce
         single_pass_max_blocks = 0; // see `is_capturing`
       }
     }
-    const ReducePlan<OffsetT> plan = make_reduce_plan(num_items,
-                                                      shape.tile_items,
-                                                      shape.grain_items,
-                                                      is_exact_v<ReductionOpT, AccumT> ? 0 : policy.max_units,
-                                                      max_grid_size,
-                                                      single_pass_max_blocks,
-                                                      sizeof(AccumT),
-                                                      alignof(AccumT),
-                                                      forced.path);
+    const ReducePlan<OffsetT> plan =
+        make_reduce_plan(num_items,
+                         shape.tile_items,
+                         shape.grain_items,
+                         is_exact_v<ReductionOpT, AccumT> ? 0 : max_units_of<ReductionOpT>(policy),
+                         max_grid_size,
+                         single_pass_max_blocks,
+                         sizeof(AccumT),
+                         alignof(AccumT),
+                         forced.path);
 
     if (d_temp_storage == nullptr)
     {

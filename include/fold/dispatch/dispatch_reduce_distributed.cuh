@@ -263,7 +263,7 @@ struct DispatchShardedReduce
     }
     else
     {
-      unit_items = sharded_unit_items(shards.total(), shape, policy.max_units);
+      unit_items = sharded_unit_items(shards.total(), shape, max_units_of<ReductionOpT>(policy));
     }
     const ShardedPlan plan =
         make_sharded_plan(shards, rank, root, unit_items, sizeof(AccumT), alignof(AccumT), local_bytes);

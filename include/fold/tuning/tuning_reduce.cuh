@@ -302,6 +302,20 @@ struct TileShape
 template <typename ReductionOpT, typename InputT>
 inline constexpr bool folds_whole_tiles_v = false;
 
+//! How many times fewer units than the policy's `max_units` an inexact reduction by `ReductionOpT` is cut into (see
+//! `make_reduce_plan`). Each unit ends in a block reduction of its partial; where that costs many times a sum's, longer
+//! units pay it less often. Part of the tree, so the same on every architecture and for sharded reductions:
+//! specialized by detail/tile_fold.cuh for VarMean's Chan merges (`MergeMoments`).
+template <typename ReductionOpT>
+inline constexpr int unit_divisor_v = 1;
+
+//! The most units an inexact reduction by `ReductionOpT` is cut into under `policy` (see `unit_divisor_v`).
+template <typename ReductionOpT>
+FOLD_HOST_DEVICE constexpr int max_units_of(const ReducePolicy& policy)
+{
+  return policy.max_units / unit_divisor_v<ReductionOpT>;
+}
+
 //! The most bytes of accumulator values one thread's tile may turn into (16 items of a 16-byte pair): beyond it,
 //! wide accumulators (the index-value pairs of ArgMin/ArgMax over 1-byte items) run out of registers.
 inline constexpr int max_accumulator_bytes_per_thread = 256;
