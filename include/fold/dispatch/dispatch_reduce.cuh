@@ -206,6 +206,35 @@ struct DispatchReduce
                      });
   }
 
+  //! The most blocks pass 1 may launch: `waves` waves of the blocks a multiprocessor holds of the kernel that runs
+  //! it (the single-pass kernel, or with `TwoPass` the two-pass path's `reduce_kernel`), at most the forced grid.
+  template <bool TwoPass>
+  static cudaError_t pass1_grid(
+      bool rows, const DeviceFacts& facts, const TileShape& shape, int waves, const DispatchHooks& forced, int& grid)
+  {
+    int blocks_per_sm = 0;
+    const cudaError_t error =
+        with_tree(rows,
+                  [&](auto in_rows)
+                  {
+                    constexpr bool in_rows_v = decltype(in_rows)::value;
+                    if constexpr (TwoPass)
+                    {
+                      return occupancy<reduce_kernel<in_rows_v>>(facts.device, shape.block_threads, blocks_per_sm);
+                    }
+                    else
+                    {
+                      return occupancy<single_pass_kernel<in_rows_v>>(facts.device, shape.block_threads, blocks_per_sm);
+                    }
+                  });
+    grid = blocks_per_sm * facts.sms * waves;
+    if (forced.max_grid_size > 0 && forced.max_grid_size < grid)
+    {
+      grid = forced.max_grid_size;
+    }
+    return error;
+  }
+
   static cudaError_t Dispatch(void* d_temp_storage,
                               std::size_t& temp_storage_bytes,
                               InputIteratorT in,
@@ -228,6 +257,7 @@ struct DispatchReduce
     }
     const ReducePolicy policy  = TuningT::policy(facts.arch);
     const TileShape shape      = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
+    int waves                  = 0;
     int max_grid_size          = 0;
     int single_pass_max_blocks = 0;
     const bool rows            = reads_rows(static_cast<std::uint64_t>(num_items), shape);
@@ -236,25 +266,14 @@ struct DispatchReduce
                                      : forced.path != ReducePath::single_tile && num_items > 0;
     if (needs_grid)
     {
-      // Pass 1 of the two-pass path has the single-pass kernel's shape and no more shared memory.
-      int blocks_per_sm = 0;
-      if (const cudaError_t error = with_tree(rows,
-                                              [&](auto in_rows) {
-                                                return occupancy<single_pass_kernel<decltype(in_rows)::value>>(
-                                                    facts.device, shape.block_threads, blocks_per_sm);
-                                              });
+      const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
+      waves                  = forced.waves > 0                                             ? forced.waves
+                               : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
+                                                                                            : policy.oversubscription;
+      if (const cudaError_t error = pass1_grid<false>(rows, facts, shape, waves, forced, max_grid_size);
           error != cudaSuccess)
       {
         return error;
-      }
-      const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-      const int waves        = forced.waves > 0                                             ? forced.waves
-                               : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
-                                                                                            : policy.oversubscription;
-      max_grid_size          = blocks_per_sm * facts.sms * waves;
-      if (forced.max_grid_size > 0 && forced.max_grid_size < max_grid_size)
-      {
-        max_grid_size = forced.max_grid_size;
       }
       single_pass_max_blocks = facts.sms * policy.single_pass_blocks_per_sm;
       if (d_temp_storage != nullptr && forced.path == ReducePath::automatic && is_capturing(stream))
@@ -262,16 +281,30 @@ struct DispatchReduce
         single_pass_max_blocks = 0; // see `is_capturing`
       }
     }
-    const ReducePlan<OffsetT> plan =
-        make_reduce_plan(num_items,
-                         shape.tile_items,
-                         shape.grain_items,
-                         is_exact_v<ReductionOpT, AccumT> ? 0 : max_units_of<ReductionOpT>(policy),
-                         max_grid_size,
-                         single_pass_max_blocks,
-                         sizeof(AccumT),
-                         alignof(AccumT),
-                         forced.path);
+    auto plan_for = [&](int max_grid, ReducePath path)
+    {
+      return make_reduce_plan(num_items,
+                              shape.tile_items,
+                              shape.grain_items,
+                              is_exact_v<ReductionOpT, AccumT> ? 0 : max_units_of<ReductionOpT>(policy),
+                              max_grid,
+                              single_pass_max_blocks,
+                              sizeof(AccumT),
+                              alignof(AccumT),
+                              path);
+    };
+    ReducePlan<OffsetT> plan = plan_for(max_grid_size, forced.path);
+    if (plan.path == ReducePath::two_pass)
+    {
+      // Pass 1 is then `reduce_kernel`, whose blocks a multiprocessor may hold more of than the single-pass kernel's
+      // (MinMax over double: 5 against 4): its grid in whole waves of them.
+      if (const cudaError_t error = pass1_grid<true>(rows, facts, shape, waves, forced, max_grid_size);
+          error != cudaSuccess)
+      {
+        return error;
+      }
+      plan = plan_for(max_grid_size, ReducePath::two_pass);
+    }
 
     if (d_temp_storage == nullptr)
     {
