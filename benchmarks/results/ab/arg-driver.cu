@@ -19,27 +19,6 @@
 #include <type_traits>
 #include <vector>
 
-//! `x[i]`: a hash of `i`, floats in [-1000, 1000), integers over their whole range.
-template <typename T>
-__global__ void fill_hashed(T* x, std::size_t n)
-{
-  for (std::size_t i = blockIdx.x * std::size_t{256} + threadIdx.x; i < n; i += std::size_t{256} * gridDim.x)
-  {
-    unsigned long long h = i * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 32;
-    if constexpr (std::is_floating_point_v<T>)
-    {
-      x[i] = static_cast<T>(static_cast<double>(h & 0xffffffull) / 16777216.0 * 2000.0 - 1000.0);
-    }
-    else
-    {
-      x[i] = static_cast<T>(static_cast<unsigned>(h >> 1));
-    }
-  }
-}
-
 __global__ void fixed_offsets(int* offsets, int segments, int length)
 {
   for (int s = blockIdx.x * 256 + threadIdx.x; s <= segments; s += 256 * gridDim.x)
@@ -62,7 +41,7 @@ T* filled(std::size_t n)
 {
   T* d = nullptr;
   CHECK(cudaMalloc(&d, n * sizeof(T)));
-  fill_hashed<<<1024, 256>>>(d, n);
+  fill_hashed<<<1024, 256>>>(d, n); // floats in [-1000, 1000), integers over their whole range
   CHECK(cudaDeviceSynchronize());
   return d;
 }

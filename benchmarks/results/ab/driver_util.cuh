@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the timing drivers in this folder share, on top of the benchmarks' own helpers (benchmarks/bench_common.cuh):
 // a check of every CUDA call, a spin kernel that holds the stream while the host queues a call's launches behind it,
-// a fill of the input with values that are never all zero, and a median of event timings.
+// fills of the input with values that are never all zero, and a median of event timings.
 #pragma once
 
 #include "../../bench_common.cuh"
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #define CHECK(x) BENCH_CHECK(x)
@@ -31,6 +33,28 @@ __global__ void fill(T* x, long long n, float offset = 0.0f)
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < n; i += 256ll * gridDim.x)
   {
     x[i] = static_cast<T>(static_cast<float>((i * 2654435761ull) % 1000) / 1000.0f + offset);
+  }
+}
+
+//! `x[i]`: a hash of `i`; floating-point items `scale * u + offset` with `u` uniform in [0, 1) (24 bits), integers
+//! the hash's top 63 bits converted to `T` (their whole range for 4-byte ones).
+template <typename T>
+__global__ void fill_hashed(T* x, std::size_t n, double scale = 2000.0, double offset = -1000.0)
+{
+  for (std::size_t i = blockIdx.x * std::size_t{256} + threadIdx.x; i < n; i += std::size_t{256} * gridDim.x)
+  {
+    unsigned long long h = i * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    if constexpr (std::is_floating_point_v<T>)
+    {
+      x[i] = static_cast<T>(static_cast<double>(h & 0xffffffull) / 16777216.0 * scale + offset);
+    }
+    else
+    {
+      x[i] = static_cast<T>(h >> 1);
+    }
   }
 }
 
