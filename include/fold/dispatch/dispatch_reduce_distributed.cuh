@@ -344,8 +344,8 @@ struct DispatchShardedReduce
 
 private:
   //! Pass 1 of an inexact reduction on one rank: one partial per unit of `unit_items` of its `n_local` items, over
-  //! the grid the single-GPU dispatch would give them, its full tiles read as the single-GPU dispatch reads those of
-  //! all `total` items (`DispatchReduce::reads_rows`).
+  //! the grid the single-GPU dispatch would give them (`DispatchReduce::pass1_grid`), its full tiles read as the
+  //! single-GPU dispatch reads those of all `total` items (`DispatchReduce::reads_rows`).
   static cudaError_t reduce_units(InputIteratorT in,
                                   AccumT* partials,
                                   std::int64_t n_local,
@@ -358,32 +358,32 @@ private:
   {
     const ReducePolicy policy = TuningT::policy(facts.arch);
     const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
-    return SingleT::with_tree(
-        SingleT::reads_rows(static_cast<std::uint64_t>(total), shape),
-        [&](auto in_rows)
-        {
-          constexpr auto kernel = SingleT::template reduce_kernel<decltype(in_rows)::value>;
-          int blocks_per_sm     = 0;
-          if (const cudaError_t error = occupancy<kernel>(facts.device, shape.block_threads, blocks_per_sm);
-              error != cudaSuccess)
-          {
-            return error;
-          }
-          const double input_mib = static_cast<double>(n_local) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-          const int waves        = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
-          const auto share       = GridEvenShare<OffsetT>::make(
-              static_cast<OffsetT>(n_local), static_cast<OffsetT>(unit_items), blocks_per_sm * facts.sms * waves);
-          return launch(kernel,
-                        share.grid_size,
-                        shape.block_threads,
-                        stream,
-                        may_overlap(facts.arch, hooks_of<TuningT>()),
-                        in,
-                        partials,
-                        share,
-                        op,
-                        transform);
-        });
+    const bool rows           = SingleT::reads_rows(static_cast<std::uint64_t>(total), shape);
+    const double input_mib    = static_cast<double>(n_local) * sizeof(value_t<InputIteratorT>) / (1 << 20);
+    const int waves           = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
+    int max_grid_size         = 0;
+    if (const cudaError_t error =
+            SingleT::template pass1_grid<true>(rows, facts, shape, waves, hooks_of<TuningT>(), max_grid_size);
+        error != cudaSuccess)
+    {
+      return error;
+    }
+    const auto share =
+        GridEvenShare<OffsetT>::make(static_cast<OffsetT>(n_local), static_cast<OffsetT>(unit_items), max_grid_size);
+    return SingleT::with_tree(rows,
+                              [&](auto in_rows)
+                              {
+                                return launch(SingleT::template reduce_kernel<decltype(in_rows)::value>,
+                                              share.grid_size,
+                                              shape.block_threads,
+                                              stream,
+                                              may_overlap(facts.arch, hooks_of<TuningT>()),
+                                              in,
+                                              partials,
+                                              share,
+                                              op,
+                                              transform);
+                              });
   }
 };
 
