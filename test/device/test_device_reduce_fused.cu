@@ -478,7 +478,7 @@ TEMPLATE_TEST_CASE("VarMean is bitwise identical at every grid size, wave count,
   const std::size_t tile = static_cast<std::size_t>(var_mean_tile_items<T>());
   // Past twice VarMean's most units of one tile each: units of two tiles and more.
   const std::size_t many = 2 * tile *
-                           fold::detail::max_units_of<fold::detail::MergeMoments>(
+                           fold::detail::max_units_of<fold::detail::MergeMoments, fold::detail::Moments<float>>(
                                fold::select_reduce_policy(fold_test::current_ptx_version()));
   constexpr std::size_t V = 16 / sizeof(T); // the items of one vector load
   for (std::size_t n : {tile + 1, 77 * tile + 5, std::size_t{1'234'567}, many + 1001})
@@ -522,7 +522,7 @@ TEST_CASE("VarMean cuts its input into at most 1024 units, 16 times fewer than o
   const auto policy       = fold::select_reduce_policy(fold_test::current_ptx_version());
   const std::size_t units = static_cast<std::size_t>(policy.max_units) / 16;
   REQUIRE(units == 1024);
-  REQUIRE(fold::detail::max_units_of<fold::detail::MergeMoments>(policy) == static_cast<int>(units));
+  REQUIRE(fold::detail::max_units_of<fold::detail::MergeMoments, Moments>(policy) == static_cast<int>(units));
   const std::size_t tile = static_cast<std::size_t>(var_mean_tile_items<float>());
   for (std::size_t n : {3 * tile, units * tile, 16 * units * tile + 1, std::size_t{1} << 30})
   {

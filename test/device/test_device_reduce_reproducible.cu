@@ -12,6 +12,7 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -84,7 +85,9 @@ template <typename T>
 std::vector<std::size_t> reproducible_sizes()
 {
   const std::size_t tile = fold_test::tile_items<fold::Sum, T, accum_t<T>>();
-  const std::size_t many = 2 * tile * fold::select_reduce_policy(fold_test::current_ptx_version()).max_units;
+  const std::size_t many =
+      2 * tile *
+      fold::detail::max_units_of<fold::Sum, accum_t<T>>(fold::select_reduce_policy(fold_test::current_ptx_version()));
   return {tile + 1, 77 * tile + 5, 1'234'567, many + 1001};
 }
 
@@ -114,6 +117,32 @@ TEMPLATE_LIST_TEST_CASE("Float sums are bitwise identical at every grid size, wa
       INFO("n " << n << ", waves " << waves);
       CHECK(fold_test::same_bits(sum_forced(d_in.get(), n, ReducePath::automatic, 0, waves), reference));
     }
+  }
+}
+
+TEMPLATE_TEST_CASE("A float sum's units fit two tiles of its partials: 16384 for float, 4096 for double",
+                   "[device][reproducible]",
+                   float,
+                   double)
+{
+  // The temporary storage holds a ticket, then one partial per unit; the size query reads no input.
+  using T                 = TestType;
+  const auto policy       = fold::select_reduce_policy(fold_test::current_ptx_version());
+  const std::size_t units = static_cast<std::size_t>(fold::detail::max_units_of<fold::Sum, T>(policy));
+  if (fold_test::current_ptx_version() == 900)
+  {
+    REQUIRE(units == (sizeof(T) == 8 ? 4096 : 16384));
+  }
+  const std::size_t tile = fold_test::tile_items<fold::Sum, T, accum_t<T>>();
+  for (std::size_t n : {3 * tile, units * tile, 16 * units * tile + 1, std::size_t{1} << 33})
+  {
+    std::size_t bytes = 0;
+    CUDA_REQUIRE(fold::DeviceReduce::Sum(
+        nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr), static_cast<std::int64_t>(n)));
+    const std::size_t tiles = (n + tile - 1) / tile;
+    INFO("n " << n);
+    CHECK(bytes >= std::min(tiles, units) * sizeof(T));
+    CHECK(bytes < (std::min(tiles, units) + 8) * sizeof(T));
   }
 }
 

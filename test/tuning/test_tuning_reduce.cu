@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The policy chain and its selector (host only).
 #include <fold/agent/agent_reduce.cuh>
+#include <fold/detail/tile_fold.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
+#include <fold/util/operators.cuh>
 
 #include <catch2/catch.hpp>
 
@@ -206,4 +208,58 @@ TEST_CASE("DeviceReduce's commutative operators get the commutative tile, all ot
   // gpu_to_gpu's tree is the same for both classes.
   CHECK(fold::detail::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, fold::Sum>(900).tile_items ==
         fold::detail::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, Ordered>(900).tile_items);
+}
+
+namespace
+{
+//! A user operator fold is not told is commutative: the order-preserving tile.
+struct Plus
+{
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const
+  {
+    return a + b;
+  }
+};
+
+//! What `max_units_of` must give: the policy's units over the divisor, at most two tiles of pass 2's partials.
+template <typename ReductionOpT, typename AccumT>
+int expected_units(const fold::ReducePolicy& p, int divisor = 1)
+{
+  const int partial_tile = fold::detail::tile_shape_of<AccumT*, AccumT, ReductionOpT>(p).tile_items;
+  return std::min(p.max_units / divisor, 2 * partial_tile);
+}
+} // namespace
+
+TEST_CASE("inexact reductions are cut into no more units than two tiles of their partials hold", "[tuning]")
+{
+  using fold::detail::max_units_of;
+  using Moments = fold::detail::Moments<float>;
+  // sm_90: a float sum keeps the policy's 16384 (two tiles of 8192 partials); a double sum 4096 (two of 2048); an
+  // order-preserving float reduction 8192 (its tile: 16 items a thread); VarMean its own 1024.
+  const fold::ReducePolicy sm90 = fold::select_reduce_policy(900);
+  REQUIRE(sm90.max_units == 16384);
+  CHECK(max_units_of<fold::Sum, float>(sm90) == 16384);
+  CHECK(max_units_of<fold::Sum, double>(sm90) == 4096);
+  CHECK(max_units_of<Plus, float>(sm90) == 8192);
+  CHECK(max_units_of<Plus, double>(sm90) == 4096);
+  CHECK(max_units_of<fold::detail::MergeMoments, Moments>(sm90) == 1024);
+  // Every policy of the chain, and the canonical tree on every architecture (the same there, whatever the arch).
+  constexpr auto chain = fold::reduce_policy_chain();
+  for (const auto& entry : chain.entries)
+  {
+    INFO("arch " << entry.arch);
+    for (const fold::ReducePolicy& p : {entry.policy, fold::CanonicalTuning<>::policy(entry.arch)})
+    {
+      CHECK(max_units_of<fold::Sum, float>(p) == expected_units<fold::Sum, float>(p));
+      CHECK(max_units_of<fold::Sum, double>(p) == expected_units<fold::Sum, double>(p));
+      CHECK(max_units_of<Plus, float>(p) == expected_units<Plus, float>(p));
+      CHECK(max_units_of<fold::detail::MergeMoments, Moments>(p) ==
+            expected_units<fold::detail::MergeMoments, Moments>(p, 16));
+    }
+    const fold::ReducePolicy canonical   = fold::CanonicalTuning<>::policy(entry.arch);
+    const fold::ReducePolicy canonical90 = fold::CanonicalTuning<>::policy(900);
+    CHECK(max_units_of<fold::Sum, double>(canonical) == max_units_of<fold::Sum, double>(canonical90));
+    CHECK(max_units_of<fold::Sum, float>(canonical) == max_units_of<fold::Sum, float>(canonical90));
+  }
 }

@@ -286,7 +286,7 @@ struct DispatchReduce
       return make_reduce_plan(num_items,
                               shape.tile_items,
                               shape.grain_items,
-                              is_exact_v<ReductionOpT, AccumT> ? 0 : max_units_of<ReductionOpT>(policy),
+                              is_exact_v<ReductionOpT, AccumT> ? 0 : max_units_of<ReductionOpT, AccumT>(policy),
                               max_grid,
                               single_pass_max_blocks,
                               sizeof(AccumT),

@@ -263,7 +263,7 @@ struct DispatchShardedReduce
     }
     else
     {
-      unit_items = sharded_unit_items(shards.total(), shape, max_units_of<ReductionOpT>(policy));
+      unit_items = sharded_unit_items(shards.total(), shape, max_units_of<ReductionOpT, AccumT>(policy));
     }
     const ShardedPlan plan =
         make_sharded_plan(shards, rank, root, unit_items, sizeof(AccumT), alignof(AccumT), local_bytes);

@@ -309,13 +309,6 @@ inline constexpr bool folds_whole_tiles_v = false;
 template <typename ReductionOpT>
 inline constexpr int unit_divisor_v = 1;
 
-//! The most units an inexact reduction by `ReductionOpT` is cut into under `policy` (see `unit_divisor_v`).
-template <typename ReductionOpT>
-FOLD_HOST_DEVICE constexpr int max_units_of(const ReducePolicy& policy)
-{
-  return policy.max_units / unit_divisor_v<ReductionOpT>;
-}
-
 //! The most bytes of accumulator values one thread's tile may turn into (16 items of a 16-byte pair): beyond it,
 //! wide accumulators (the index-value pairs of ArgMin/ArgMax over 1-byte items) run out of registers.
 inline constexpr int max_accumulator_bytes_per_thread = 256;
@@ -366,18 +359,42 @@ FOLD_HOST_DEVICE constexpr bool uncaps_tile(const ReducePolicy& policy)
          policy.vector_bytes > item_bytes && policy.vector_bytes % 4 == 0;
 }
 
+//! `reduce_tile_shape` of `policy` itself.
+template <typename InputIteratorT, typename AccumT, typename ReductionOpT>
+FOLD_HOST_DEVICE constexpr TileShape tile_shape_of(const ReducePolicy& policy)
+{
+  return make_tile_shape(policy,
+                         static_cast<int>(sizeof(value_t<InputIteratorT>)),
+                         is_vectorizable_input_v<InputIteratorT>,
+                         uncaps_tile<InputIteratorT, ReductionOpT>(policy) ? 0 : static_cast<int>(sizeof(AccumT)),
+                         is_commutative_v<ReductionOpT>);
+}
+
 template <typename InputIteratorT,
           typename AccumT       = value_t<InputIteratorT>,
           typename TuningT      = DefaultTuning,
           typename ReductionOpT = void>
 FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 {
-  const ReducePolicy policy = TuningT::policy(arch);
-  return make_tile_shape(policy,
-                         static_cast<int>(sizeof(value_t<InputIteratorT>)),
-                         is_vectorizable_input_v<InputIteratorT>,
-                         uncaps_tile<InputIteratorT, ReductionOpT>(policy) ? 0 : static_cast<int>(sizeof(AccumT)),
-                         is_commutative_v<ReductionOpT>);
+  return tile_shape_of<InputIteratorT, AccumT, ReductionOpT>(TuningT::policy(arch));
+}
+
+//! The most tiles of partials pass 2 folds (one block, one tile after another, a round trip each): an inexact
+//! reduction is cut into no more units than that many tiles of its partials hold. At 16384 units a sum over double
+//! was 8 tiles of 2048 partials, 5-6 us of a 2^25-item call on an H200 (1.04x cub's time; 0.96x at 4096 units,
+//! docs/performance.md "Units within two tiles of partials").
+inline constexpr int max_partial_tiles = 2;
+
+//! The most units an inexact reduction by `ReductionOpT` into `AccumT` is cut into under `policy`: the policy's
+//! `max_units` over `unit_divisor_v`, and at most what `max_partial_tiles` tiles of its partials hold (pass 2's tile,
+//! `reduce_tile_shape<AccumT*, AccumT, TuningT, ReductionOpT>`). A function of the types and the policy's tree fields
+//! only, so the same on every architecture under `fold::gpu_to_gpu`, and for sharded reductions.
+template <typename ReductionOpT, typename AccumT>
+FOLD_HOST_DEVICE constexpr int max_units_of(const ReducePolicy& policy)
+{
+  const int units = policy.max_units / unit_divisor_v<ReductionOpT>;
+  const int held  = max_partial_tiles * tile_shape_of<AccumT*, AccumT, ReductionOpT>(policy).tile_items;
+  return units < held ? units : held;
 }
 
 //! Whether `TuningT` is a tuning: `TuningT::policy(arch)` is a `ReducePolicy` usable in constant expressions.
