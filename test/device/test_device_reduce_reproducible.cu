@@ -142,7 +142,7 @@ TEMPLATE_TEST_CASE("A float sum's units fit two tiles of its partials: 16384 for
     const std::size_t tiles = (n + tile - 1) / tile;
     INFO("n " << n);
     CHECK(bytes >= std::min(tiles, units) * sizeof(T));
-    CHECK(bytes < (std::min(tiles, units) + 8) * sizeof(T));
+    CHECK(bytes < std::min(tiles, units) * sizeof(T) + 64); // the ticket and the alignment: 47 bytes
   }
 }
 
