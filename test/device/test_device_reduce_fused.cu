@@ -514,7 +514,7 @@ TEMPLATE_TEST_CASE("VarMean is bitwise identical at every grid size, wave count,
   }
 }
 
-TEST_CASE("VarMean cuts its input into at most 1024 units, 16 times fewer than other inexact reductions",
+TEST_CASE("VarMean cuts its input into at most 1024 units, 16 times fewer than a float sum's",
           "[device][fused][var-mean]")
 {
   // The temporary storage holds a ticket, then one partial per unit; the size query reads no input.
