@@ -206,13 +206,24 @@ struct DispatchReduce
                      });
   }
 
-  //! The most blocks pass 1 may launch: `waves` waves of the blocks a multiprocessor holds of the kernel that runs
-  //! it (the single-pass kernel, or with `TwoPass` the two-pass path's `reduce_kernel`), at most the forced grid.
+  //! The most blocks pass 1 may launch over `num_items` items: waves of the blocks a multiprocessor holds of the
+  //! kernel that runs it (the single-pass kernel, or with `TwoPass` the two-pass path's `reduce_kernel`), at most the
+  //! forced grid. One wave below `policy.one_wave_max_mib` or where a thread's first tile costs more than its others
+  //! (`searches_first_tile`), the policy's `oversubscription` above, unless waves are forced.
   template <bool TwoPass>
-  static cudaError_t pass1_grid(
-      bool rows, const DeviceFacts& facts, const TileShape& shape, int waves, const DispatchHooks& forced, int& grid)
+  static cudaError_t pass1_grid(bool rows,
+                                std::uint64_t num_items,
+                                const DeviceFacts& facts,
+                                const ReducePolicy& policy,
+                                const TileShape& shape,
+                                const DispatchHooks& forced,
+                                int& grid)
   {
-    int blocks_per_sm = 0;
+    const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
+    const int waves        = forced.waves > 0                                             ? forced.waves
+                             : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
+                                                                                          : policy.oversubscription;
+    int blocks_per_sm      = 0;
     const cudaError_t error =
         with_tree(rows,
                   [&](auto in_rows)
@@ -257,7 +268,6 @@ struct DispatchReduce
     }
     const ReducePolicy policy  = TuningT::policy(facts.arch);
     const TileShape shape      = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
-    int waves                  = 0;
     int max_grid_size          = 0;
     int single_pass_max_blocks = 0;
     const bool rows            = reads_rows(static_cast<std::uint64_t>(num_items), shape);
@@ -266,11 +276,8 @@ struct DispatchReduce
                                      : forced.path != ReducePath::single_tile && num_items > 0;
     if (needs_grid)
     {
-      const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-      waves                  = forced.waves > 0                                             ? forced.waves
-                               : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
-                                                                                            : policy.oversubscription;
-      if (const cudaError_t error = pass1_grid<false>(rows, facts, shape, waves, forced, max_grid_size);
+      if (const cudaError_t error = pass1_grid<false>(
+              rows, static_cast<std::uint64_t>(num_items), facts, policy, shape, forced, max_grid_size);
           error != cudaSuccess)
       {
         return error;
@@ -298,7 +305,8 @@ struct DispatchReduce
     {
       // Pass 1 is then `reduce_kernel`, whose blocks a multiprocessor may hold more of than the single-pass kernel's
       // (MinMax over double: 5 against 4): its grid in whole waves of them.
-      if (const cudaError_t error = pass1_grid<true>(rows, facts, shape, waves, forced, max_grid_size);
+      if (const cudaError_t error = pass1_grid<true>(
+              rows, static_cast<std::uint64_t>(num_items), facts, policy, shape, forced, max_grid_size);
           error != cudaSuccess)
       {
         return error;

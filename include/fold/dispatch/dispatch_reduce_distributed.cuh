@@ -359,11 +359,9 @@ private:
     const ReducePolicy policy = TuningT::policy(facts.arch);
     const TileShape shape     = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
     const bool rows           = SingleT::reads_rows(static_cast<std::uint64_t>(total), shape);
-    const double input_mib    = static_cast<double>(n_local) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-    const int waves           = input_mib < policy.one_wave_max_mib ? 1 : policy.oversubscription;
     int max_grid_size         = 0;
-    if (const cudaError_t error =
-            SingleT::template pass1_grid<true>(rows, facts, shape, waves, hooks_of<TuningT>(), max_grid_size);
+    if (const cudaError_t error = SingleT::template pass1_grid<true>(
+            rows, static_cast<std::uint64_t>(n_local), facts, policy, shape, hooks_of<TuningT>(), max_grid_size);
         error != cudaSuccess)
     {
       return error;
