@@ -344,10 +344,6 @@ FOLD_HOST_DEVICE constexpr TileShape make_tile_shape(
           item_bytes};
 }
 
-//! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
-//! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
-//! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
-//! load contiguous runs, which the segmented reductions use with every operator.
 //! Whether the tile of `policy` is left uncapped by accumulator bytes: where a thread folds its whole tile at
 //! once (`folds_whole_tiles_v`), which it does only with vector loads of whole 32-bit words; it then holds no
 //! accumulator per item. Everywhere else items are folded one by one and the cap stays.
@@ -359,7 +355,8 @@ FOLD_HOST_DEVICE constexpr bool uncaps_tile(const ReducePolicy& policy)
          policy.vector_bytes > item_bytes && policy.vector_bytes % 4 == 0;
 }
 
-//! `reduce_tile_shape` of `policy` itself.
+//! The tile shape of `policy` for input read through `InputIteratorT`, reduced in `AccumT` by `ReductionOpT` (see
+//! `reduce_tile_shape`, which takes the policy of an architecture under a tuning).
 template <typename InputIteratorT, typename AccumT, typename ReductionOpT>
 FOLD_HOST_DEVICE constexpr TileShape tile_shape_of(const ReducePolicy& policy)
 {
@@ -370,6 +367,10 @@ FOLD_HOST_DEVICE constexpr TileShape tile_shape_of(const ReducePolicy& policy)
                          is_commutative_v<ReductionOpT>);
 }
 
+//! The tile shape the reduction kernels use on architecture `arch` under `TuningT` for input read through
+//! `InputIteratorT` and reduced in `AccumT`. `ReductionOpT` is the operator of a DeviceReduce call: a
+//! commutative one gets the policy's commutative tile. `void` (the default) asks for the tile of threads that
+//! load contiguous runs, which the segmented reductions use with every operator.
 template <typename InputIteratorT,
           typename AccumT       = value_t<InputIteratorT>,
           typename TuningT      = DefaultTuning,
