@@ -938,7 +938,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
     TransformOpT transform,
     AccumT* partials)
 {
-  begin_dependent_kernel();
+  wait_for_previous_grid(); // the next kernel is let in at the end (see `wait_for_previous_grid`)
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   __shared__ typename Agents::Block::TempStorage storage;
   const std::int64_t work = num_segments * units;
@@ -962,6 +962,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
     }
     __syncthreads(); // the agent's storage is reused by the next unit
   }
+  end_dependent_block();
 }
 
 //! The `units` partials of each fixed-size large segment, folded by `AgentSegmentedReduce::fold_partials` as in
