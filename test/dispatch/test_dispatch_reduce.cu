@@ -151,6 +151,47 @@ TEST_CASE("plan: temporary storage is never 0 and never shrinks as num_items gro
   }
 }
 
+TEST_CASE("plan: units of at most 16 tiles beyond the partials' cap; the storage still never shrinks", "[dispatch]")
+{
+  using fold::detail::make_reduce_plan;
+  using fold::detail::max_units_of;
+  using fold::detail::tiles_of;
+  const fold::ReducePolicy sm90 = fold::select_reduce_policy(900);
+  // Sum over double on sm_90: tiles of 2048, at most 4096 units (two tiles of partials) up to 16 tiles a unit.
+  const int tile = 2048;
+  auto plan      = [&](std::uint64_t n, int max_grid)
+  {
+    return make_reduce_plan<std::uint64_t>(
+        n, tile, 512, max_units_of<fold::Sum, double>(sm90, tiles_of(n, tile)), max_grid, 132, 8, 8);
+  };
+  CHECK(plan(std::uint64_t{1} << 27, 2112).share.total_grains == 4096); // 65536 tiles: 16 a unit
+  CHECK(plan(std::uint64_t{1} << 28, 2112).share.total_grains == 8192); // 16 a unit, not 32
+  CHECK(plan(std::uint64_t{1} << 28, 2112).share.grain_items == 16 * tile);
+  CHECK(plan(std::uint64_t{1} << 30, 2112).share.total_grains == 16384); // the policy's most: 32 a unit
+  CHECK(plan(std::uint64_t{1} << 30, 2112).share.grain_items == 32 * tile);
+  fold_test::Random random{5};
+  std::size_t previous = 0;
+  std::uint64_t n      = 1;
+  while (n < (1ull << 38))
+  {
+    INFO("n " << n);
+    const auto p = plan(n, 8448);
+    REQUIRE(p.temp_storage_bytes >= previous);
+    if (p.path != fold::detail::ReducePath::single_tile)
+    {
+      REQUIRE(p.temp_storage_bytes >= p.partials_offset + p.partials * sizeof(double));
+      // More than 16 tiles a unit only where half as many would make more than the policy's 16384 units.
+      const std::uint64_t k = p.share.grain_items / tile;
+      if (k > 16)
+      {
+        REQUIRE(tiles_of(tiles_of(n, tile), static_cast<int>(k / 2)) > 16384);
+      }
+    }
+    previous = p.temp_storage_bytes;
+    n += 1 + random.next() % (n / 3 + 2);
+  }
+}
+
 TEST_CASE("bad input is rejected before the device is touched", "[dispatch][errors]")
 {
   // A non-null pointer that is never dereferenced: the checks must fail before anything reads or launches.

@@ -263,3 +263,28 @@ TEST_CASE("inexact reductions are cut into no more units than two tiles of their
     CHECK(max_units_of<fold::Sum, float>(canonical) == max_units_of<fold::Sum, float>(canonical90));
   }
 }
+
+TEST_CASE("beyond max_unit_tiles tiles a unit, large inexact reductions get more units, up to the policy's",
+          "[tuning]")
+{
+  using fold::detail::max_units_of;
+  const fold::ReducePolicy sm90 = fold::select_reduce_policy(900);
+  REQUIRE(fold::detail::max_unit_tiles == 16);
+  // Up to 16 tiles a unit within two tiles of partials: the cap alone, whatever the tile count.
+  for (std::uint64_t tiles : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{65536}})
+  {
+    INFO("tiles " << tiles);
+    CHECK(max_units_of<fold::Sum, double>(sm90, tiles) == 4096);
+    CHECK(max_units_of<Plus, float>(sm90, tiles) == 8192);
+  }
+  CHECK(max_units_of<Plus, float>(sm90, 131072) == 8192);
+  // Beyond: units of 16 tiles (the last one partly), up to the policy's 16384.
+  CHECK(max_units_of<fold::Sum, double>(sm90, 65537) == 4097);
+  CHECK(max_units_of<fold::Sum, double>(sm90, 131072) == 8192);
+  CHECK(max_units_of<Plus, float>(sm90, 131073) == 8193);
+  CHECK(max_units_of<Plus, float>(sm90, 262144) == 16384);
+  CHECK(max_units_of<Plus, double>(sm90, 524288) == 16384);
+  CHECK(max_units_of<fold::Sum, float>(sm90, std::uint64_t{1} << 40) == 16384);
+  // VarMean's 1024 is below its partials' two tiles already: the tile count never raises it.
+  CHECK(max_units_of<fold::detail::MergeMoments, fold::detail::Moments<float>>(sm90, std::uint64_t{1} << 40) == 1024);
+}

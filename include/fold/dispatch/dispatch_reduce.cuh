@@ -209,7 +209,8 @@ struct DispatchReduce
   //! The most blocks pass 1 may launch over `num_items` items: waves of the blocks a multiprocessor holds of the
   //! kernel that runs it (the single-pass kernel, or with `TwoPass` the two-pass path's `reduce_kernel`), at most the
   //! forced grid. One wave below `policy.one_wave_max_mib` or where a thread's first tile costs more than its others
-  //! (`searches_first_tile`), the policy's `oversubscription` above, unless waves are forced.
+  //! (`searches_first_tile`), above it `ordered_runs_waves` for an order-preserving operator read in runs and the
+  //! policy's `oversubscription` otherwise, unless waves are forced.
   template <bool TwoPass>
   static cudaError_t pass1_grid(bool rows,
                                 std::uint64_t num_items,
@@ -222,6 +223,7 @@ struct DispatchReduce
     const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
     const int waves        = forced.waves > 0                                             ? forced.waves
                              : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
+                             : !is_commutative_v<ReductionOpT> && !rows                   ? ordered_runs_waves
                                                                                           : policy.oversubscription;
     int blocks_per_sm      = 0;
     const cudaError_t error =
@@ -293,7 +295,10 @@ struct DispatchReduce
       return make_reduce_plan(num_items,
                               shape.tile_items,
                               shape.grain_items,
-                              is_exact_v<ReductionOpT, AccumT> ? 0 : max_units_of<ReductionOpT, AccumT>(policy),
+                              is_exact_v<ReductionOpT, AccumT>
+                                  ? 0
+                                  : max_units_of<ReductionOpT, AccumT>(
+                                        policy, tiles_of(static_cast<std::uint64_t>(num_items), shape.tile_items)),
                               max_grid,
                               single_pass_max_blocks,
                               sizeof(AccumT),

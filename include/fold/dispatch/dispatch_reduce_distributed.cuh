@@ -263,7 +263,8 @@ struct DispatchShardedReduce
     }
     else
     {
-      unit_items = sharded_unit_items(shards.total(), shape, max_units_of<ReductionOpT, AccumT>(policy));
+      const auto tiles = tiles_of(static_cast<std::uint64_t>(shards.total()), shape.tile_items);
+      unit_items       = sharded_unit_items(shards.total(), shape, max_units_of<ReductionOpT, AccumT>(policy, tiles));
     }
     const ShardedPlan plan =
         make_sharded_plan(shards, rank, root, unit_items, sizeof(AccumT), alignof(AccumT), local_bytes);

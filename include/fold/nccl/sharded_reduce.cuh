@@ -247,7 +247,9 @@ cudaError_t sharded_granule(std::int64_t total_items, std::int64_t& granule)
       return error;
     }
     const TileShape shape = reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(facts.arch);
-    granule = sharded_unit_items(total_items, shape, max_units_of<ReductionOpT, AccumT>(TuningT::policy(facts.arch)));
+    const auto tiles      = tiles_of(static_cast<std::uint64_t>(total_items), shape.tile_items);
+    granule =
+        sharded_unit_items(total_items, shape, max_units_of<ReductionOpT, AccumT>(TuningT::policy(facts.arch), tiles));
     return cudaSuccess;
   }
 }

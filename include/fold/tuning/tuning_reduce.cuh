@@ -250,6 +250,12 @@ FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
 //! "Order-preserving reductions at small sizes"). The same on every architecture: it sets the tree.
 inline constexpr std::uint64_t ordered_rows_max_tiles = 4096;
 
+//! The waves of pass 1 for an order-preserving operator beyond `ordered_rows_max_tiles` tiles, where the policy gives
+//! more than one (its `oversubscription` elsewhere): its blocks fold whole units in order, so more, shorter blocks
+//! end closer together. On an H200, over float at 2^26 / 2^28 / 2^30 items, 16 waves took 0.97 / 0.99 / 0.99 of 4
+//! waves' time (docs/performance.md, "Units of at most 16 tiles"). A launch field: it does not change the tree.
+inline constexpr int ordered_runs_waves = 16;
+
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
 //! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the
 //! same on every architecture. They were set on an H200 from the segment-length sweep of `fold-bench`
@@ -386,16 +392,34 @@ FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 //! docs/performance.md "Units within two tiles of partials").
 inline constexpr int max_partial_tiles = 2;
 
-//! The most units an inexact reduction by `ReductionOpT` into `AccumT` is cut into under `policy`: the policy's
-//! `max_units` over `unit_divisor_v`, and at most what `max_partial_tiles` tiles of its partials hold (pass 2's tile,
-//! `reduce_tile_shape<AccumT*, AccumT, TuningT, ReductionOpT>`). A function of the types and the policy's tree fields
-//! only, so the same on every architecture under `fold::gpu_to_gpu`, and for sharded reductions.
-template <typename ReductionOpT, typename AccumT>
-FOLD_HOST_DEVICE constexpr int max_units_of(const ReducePolicy& policy)
+//! The most tiles a unit is made of only to keep the partials within `max_partial_tiles` tiles: beyond, a call
+//! gets more units of this many tiles (up to the policy's `max_units`). A unit is folded by one block, so the last
+//! blocks of a call end up to a unit apart; at 2^30 items an order-preserving `+` over float in 8192 units of 32
+//! tiles took 1.027x cub's time on an H200, 1.004x in 16384 of 16 (with `ordered_runs_waves`), and over double at
+//! 2^28 in 4096 units of 32 tiles 1.025x, in 8192 of 16 1.011x (docs/performance.md, "Units of at most 16 tiles").
+inline constexpr int max_unit_tiles = 16;
+
+//! The tiles of `tile_items` items that `num_items` items fill, the last one partly.
+FOLD_HOST_DEVICE constexpr std::uint64_t tiles_of(std::uint64_t num_items, int tile_items)
 {
-  const int units = policy.max_units / unit_divisor_v<ReductionOpT>;
-  const int held  = max_partial_tiles * tile_shape_of<AccumT*, AccumT, ReductionOpT>(policy).tile_items;
-  return units < held ? units : held;
+  return (num_items + static_cast<std::uint64_t>(tile_items) - 1) / static_cast<std::uint64_t>(tile_items);
+}
+
+//! The most units an inexact reduction by `ReductionOpT` into `AccumT` of `tiles` tiles is cut into under `policy`:
+//! the policy's `max_units` over `unit_divisor_v`, and within that at most what `max_partial_tiles` tiles of its
+//! partials hold (pass 2's tile, `reduce_tile_shape<AccumT*, AccumT, TuningT, ReductionOpT>`) unless that would make
+//! units of more than `max_unit_tiles` tiles. A function of the types, the tile count and the policy's tree fields
+//! only, so the same on every architecture under `fold::gpu_to_gpu`, and for sharded reductions (which count the
+//! tiles of all ranks).
+template <typename ReductionOpT, typename AccumT>
+FOLD_HOST_DEVICE constexpr int max_units_of(const ReducePolicy& policy, std::uint64_t tiles = 0)
+{
+  const int units                = policy.max_units / unit_divisor_v<ReductionOpT>;
+  const int held                 = max_partial_tiles * tile_shape_of<AccumT*, AccumT, ReductionOpT>(policy).tile_items;
+  const std::uint64_t long_units = tiles_of(tiles, max_unit_tiles);
+  const std::uint64_t wanted =
+      long_units > static_cast<std::uint64_t>(held) ? long_units : static_cast<std::uint64_t>(held);
+  return wanted < static_cast<std::uint64_t>(units) ? static_cast<int>(wanted) : units;
 }
 
 //! Whether `TuningT` is a tuning: `TuningT::policy(arch)` is a `ReducePolicy` usable in constant expressions.
