@@ -87,12 +87,8 @@ constexpr ReducePlan<OffsetT> make_reduce_plan(OffsetT num_items,
   }
   else
   {
-    OffsetT tiles_per_unit = 1;
-    while (tiles / tiles_per_unit + (tiles % tiles_per_unit != 0) > static_cast<OffsetT>(max_units))
-    {
-      tiles_per_unit *= 2;
-    }
-    share = GridEvenShare<OffsetT>::make(num_items, tiles_per_unit * tile, max_grid_size);
+    const auto tiles_per_unit = static_cast<OffsetT>(unit_tiles(static_cast<std::uint64_t>(tiles), max_units));
+    share                     = GridEvenShare<OffsetT>::make(num_items, tiles_per_unit * tile, max_grid_size);
     // Sized for the most units any `num_items` up to this one can have, so that it never shrinks.
     partials_capacity =
         tiles < static_cast<OffsetT>(max_units) ? static_cast<std::size_t>(tiles) : static_cast<std::size_t>(max_units);
@@ -206,11 +202,27 @@ struct DispatchReduce
                      });
   }
 
+  //! Whether a call of `num_items` items is an order-preserving reduction read in runs (see `with_tree`) in at least
+  //! `ordered_runs_min_units` units, which pass 1 runs in `ordered_runs_waves` waves.
+  static bool many_ordered_units(bool rows, std::uint64_t num_items, const ReducePolicy& policy, const TileShape& shape)
+  {
+    if constexpr (is_commutative_v<ReductionOpT> || is_exact_v<ReductionOpT, AccumT>)
+    {
+      return false;
+    }
+    else
+    {
+      const std::uint64_t tiles = tiles_of(num_items, shape.tile_items);
+      const std::uint64_t k     = unit_tiles(tiles, max_units_of<ReductionOpT, AccumT>(policy, tiles));
+      return !rows && tiles / k + (tiles % k != 0) >= static_cast<std::uint64_t>(ordered_runs_min_units);
+    }
+  }
+
   //! The most blocks pass 1 may launch over `num_items` items: waves of the blocks a multiprocessor holds of the
   //! kernel that runs it (the single-pass kernel, or with `TwoPass` the two-pass path's `reduce_kernel`), at most the
   //! forced grid. One wave below `policy.one_wave_max_mib` or where a thread's first tile costs more than its others
-  //! (`searches_first_tile`), above it `ordered_runs_waves` for an order-preserving operator read in runs and the
-  //! policy's `oversubscription` otherwise, unless waves are forced.
+  //! (`searches_first_tile`), above it `ordered_runs_waves` for an order-preserving operator read in runs in many
+  //! units (`many_ordered_units`) and the policy's `oversubscription` otherwise, unless waves are forced.
   template <bool TwoPass>
   static cudaError_t pass1_grid(bool rows,
                                 std::uint64_t num_items,
@@ -223,7 +235,7 @@ struct DispatchReduce
     const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
     const int waves        = forced.waves > 0                                             ? forced.waves
                              : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
-                             : !is_commutative_v<ReductionOpT> && !rows                   ? ordered_runs_waves
+                             : many_ordered_units(rows, num_items, policy, shape)         ? ordered_runs_waves
                                                                                           : policy.oversubscription;
     int blocks_per_sm      = 0;
     const cudaError_t error =

@@ -250,11 +250,15 @@ FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
 //! "Order-preserving reductions at small sizes"). The same on every architecture: it sets the tree.
 inline constexpr std::uint64_t ordered_rows_max_tiles = 4096;
 
-//! The waves of pass 1 for an order-preserving operator beyond `ordered_rows_max_tiles` tiles, where the policy gives
-//! more than one (its `oversubscription` elsewhere): its blocks fold whole units in order, so more, shorter blocks
-//! end closer together. On an H200, over float at 2^26 / 2^28 / 2^30 items, 16 waves took 0.97 / 0.99 / 0.99 of 4
-//! waves' time (docs/performance.md, "Units of at most 16 tiles"). A launch field: it does not change the tree.
-inline constexpr int ordered_runs_waves = 16;
+//! The waves of pass 1 for an order-preserving operator beyond `ordered_rows_max_tiles` tiles in at least
+//! `ordered_runs_min_units` units, where the policy gives more than one (its `oversubscription` elsewhere): its blocks
+//! fold whole units in order, and more, shorter blocks ended closer together. On an H200 16 waves took, of 4 waves'
+//! time, 0.97 / 0.99 / 0.98 over float at 2^26 / 2^28 / 2^30 items (8192, 8192 and 16384 units) and 0.985 over double
+//! at 2^30 (16384); 1.00 over double at 2^26 and 2^28 (4096 and 8192), but 1.04 over double at 2^25 (4096 units of 4
+//! tiles), hence the floor (docs/performance.md, "Units of at most 16 tiles"). A launch field: it does not change the
+//! tree.
+inline constexpr int ordered_runs_waves     = 16;
+inline constexpr int ordered_runs_min_units = 8192;
 
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
 //! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the
@@ -403,6 +407,18 @@ inline constexpr int max_unit_tiles = 16;
 FOLD_HOST_DEVICE constexpr std::uint64_t tiles_of(std::uint64_t num_items, int tile_items)
 {
   return (num_items + static_cast<std::uint64_t>(tile_items) - 1) / static_cast<std::uint64_t>(tile_items);
+}
+
+//! The tiles of each unit when `tiles` tiles are cut into at most `max_units` units: the smallest power of two that
+//! makes that many at most (see `make_reduce_plan`).
+FOLD_HOST_DEVICE constexpr std::uint64_t unit_tiles(std::uint64_t tiles, int max_units)
+{
+  std::uint64_t k = 1;
+  while (tiles / k + (tiles % k != 0) > static_cast<std::uint64_t>(max_units))
+  {
+    k *= 2;
+  }
+  return k;
 }
 
 //! The most units an inexact reduction by `ReductionOpT` into `AccumT` of `tiles` tiles is cut into under `policy`:
