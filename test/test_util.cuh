@@ -43,6 +43,16 @@ using Integers = std::tuple<std::int8_t,
 //! Every type the device tests cover.
 using AllTypes = decltype(std::tuple_cat(std::declval<Integers>(), std::declval<Floats>()));
 
+//! A `+` fold is not told is commutative: DeviceReduce takes the order-preserving path for it.
+struct OrderedPlus
+{
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const
+  {
+    return a + b;
+  }
+};
+
 //! A byte pattern written over outputs and temporary storage before each run.
 constexpr int poison_byte = 0xA5;
 

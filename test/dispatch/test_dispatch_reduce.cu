@@ -194,16 +194,6 @@ TEST_CASE("plan: units of at most 16 tiles beyond the partials' cap; the storage
 
 namespace
 {
-//! A `+` fold is not told is commutative: the order-preserving path.
-struct OrderedPlus
-{
-  template <typename T>
-  __host__ __device__ T operator()(T a, T b) const
-  {
-    return a + b;
-  }
-};
-
 //! Whether DeviceReduce::Reduce with `OpT` over `T` on sm_90 runs pass 1 in `ordered_runs_waves` for `n` items.
 template <typename OpT, typename T>
 bool many_ordered_units(std::uint64_t n)
@@ -225,16 +215,16 @@ TEST_CASE("plan: order-preserving reductions read in runs get more waves from 81
 {
   REQUIRE(fold::detail::ordered_runs_min_units == 8192);
   // Over double (tiles of 2048, 4096 units up to 16 tiles a unit): 4096 units at 2^25-2^27, 8192 at 2^28.
-  CHECK_FALSE(many_ordered_units<OrderedPlus, double>(std::uint64_t{1} << 25));
-  CHECK_FALSE(many_ordered_units<OrderedPlus, double>(std::uint64_t{1} << 27));
-  CHECK(many_ordered_units<OrderedPlus, double>(std::uint64_t{1} << 28));
-  CHECK(many_ordered_units<OrderedPlus, double>(std::uint64_t{1} << 33));
+  CHECK_FALSE(many_ordered_units<fold_test::OrderedPlus, double>(std::uint64_t{1} << 25));
+  CHECK_FALSE(many_ordered_units<fold_test::OrderedPlus, double>(std::uint64_t{1} << 27));
+  CHECK(many_ordered_units<fold_test::OrderedPlus, double>(std::uint64_t{1} << 28));
+  CHECK(many_ordered_units<fold_test::OrderedPlus, double>(std::uint64_t{1} << 33));
   // Over float (tiles of 4096, 8192 units): rows up to 4096 tiles; 8192 units of one tile at 2^25, 4097 just above.
-  CHECK_FALSE(many_ordered_units<OrderedPlus, float>(std::uint64_t{1} << 24));
-  CHECK(many_ordered_units<OrderedPlus, float>(std::uint64_t{1} << 25));
-  CHECK_FALSE(many_ordered_units<OrderedPlus, float>((std::uint64_t{1} << 25) + 1));
-  CHECK(many_ordered_units<OrderedPlus, float>(std::uint64_t{1} << 26));
-  CHECK(many_ordered_units<OrderedPlus, float>(std::uint64_t{1} << 30));
+  CHECK_FALSE(many_ordered_units<fold_test::OrderedPlus, float>(std::uint64_t{1} << 24));
+  CHECK(many_ordered_units<fold_test::OrderedPlus, float>(std::uint64_t{1} << 25));
+  CHECK_FALSE(many_ordered_units<fold_test::OrderedPlus, float>((std::uint64_t{1} << 25) + 1));
+  CHECK(many_ordered_units<fold_test::OrderedPlus, float>(std::uint64_t{1} << 26));
+  CHECK(many_ordered_units<fold_test::OrderedPlus, float>(std::uint64_t{1} << 30));
   // Commutative operators keep the policy's waves.
   CHECK_FALSE(many_ordered_units<fold::Sum, float>(std::uint64_t{1} << 30));
 }

@@ -5,6 +5,8 @@
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/operators.cuh>
 
+#include "test_util.cuh"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -213,14 +215,7 @@ TEST_CASE("DeviceReduce's commutative operators get the commutative tile, all ot
 namespace
 {
 //! A user operator fold is not told is commutative: the order-preserving tile.
-struct Plus
-{
-  template <typename T>
-  __host__ __device__ T operator()(T a, T b) const
-  {
-    return a + b;
-  }
-};
+using Plus = fold_test::OrderedPlus;
 
 //! What `max_units_of` must give: the policy's units over the divisor, at most two tiles of pass 2's partials.
 template <typename ReductionOpT, typename AccumT>
@@ -264,8 +259,7 @@ TEST_CASE("inexact reductions are cut into no more units than two tiles of their
   }
 }
 
-TEST_CASE("beyond max_unit_tiles tiles a unit, large inexact reductions get more units, up to the policy's",
-          "[tuning]")
+TEST_CASE("beyond max_unit_tiles tiles a unit, large inexact reductions get more units, up to the policy's", "[tuning]")
 {
   using fold::detail::max_units_of;
   const fold::ReducePolicy sm90 = fold::select_reduce_policy(900);

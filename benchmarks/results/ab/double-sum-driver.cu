@@ -13,16 +13,6 @@
 
 #include <cstdio>
 
-//! A `+` fold is not told is commutative: the order-preserving path.
-struct Plus
-{
-  template <typename T>
-  __host__ __device__ T operator()(T a, T b) const
-  {
-    return a + b;
-  }
-};
-
 //! The default policy with at most `Units` units (the tree changes with it), under the forced hooks.
 template <int Units>
 struct FewerUnits
@@ -75,23 +65,8 @@ void run(const char* name, int log2, bool ordered)
   auto time = [&](auto call, int waves)
   {
     bench::forced_hooks.waves = waves;
-    float t[2];
-    for (int m = 0; m < 2; ++m)
-    {
-      const int calls = m == 0 ? 1 : 10;
-      t[m]            = median_us(stream,
-                       false,
-                       calls,
-                       [&]
-                       {
-                         for (int c = 0; c < calls; ++c)
-                         {
-                           CHECK(call());
-                         }
-                       });
-    }
+    print_call_and_b2b(stream, call);
     bench::forced_hooks = {};
-    std::printf(" %7.1f/%-7.1f", t[0], t[1]);
   };
   std::printf("%-7s %-8s 2^%d", ordered ? "Reduce" : "Sum", name, log2);
   time(cub_call, 0);

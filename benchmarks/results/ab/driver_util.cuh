@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <type_traits>
 #include <vector>
 
@@ -81,3 +82,36 @@ float median_us(cudaStream_t stream, bool queued, int calls, BodyT&& body)
   }
   return static_cast<float>(bench::median(t));
 }
+
+//! Prints `call()` (a `cudaError_t`, checked) timed as one call and as 10 back to back (per call), "one/b2b" in us,
+//! each the median of `median_us`.
+template <typename CallT>
+void print_call_and_b2b(cudaStream_t stream, CallT&& call)
+{
+  float t[2];
+  for (int m = 0; m < 2; ++m)
+  {
+    const int calls = m == 0 ? 1 : 10;
+    t[m]            = median_us(stream,
+                     false,
+                     calls,
+                     [&]
+                     {
+                       for (int c = 0; c < calls; ++c)
+                       {
+                         CHECK(call());
+                       }
+                     });
+  }
+  std::printf(" %7.1f/%-7.1f", t[0], t[1]);
+}
+
+//! A `+` fold is not told is commutative: the order-preserving path.
+struct Plus
+{
+  template <typename T>
+  __host__ __device__ T operator()(T a, T b) const
+  {
+    return a + b;
+  }
+};

@@ -50,23 +50,8 @@ int main()
       auto time = [&](auto call, bool serial)
       {
         bench::forced_hooks.serial_launches = serial;
-        float t[2];
-        for (int m = 0; m < 2; ++m)
-        {
-          const int calls = m == 0 ? 1 : 10;
-          t[m]            = median_us(stream,
-                           false,
-                           calls,
-                           [&]
-                           {
-                             for (int c = 0; c < calls; ++c)
-                             {
-                               CHECK(call());
-                             }
-                           });
-        }
+        print_call_and_b2b(stream, call);
         bench::forced_hooks = {};
-        std::printf(" %7.1f/%-7.1f", t[0], t[1]);
       };
       std::printf("%-8d %6d", length, segments);
       time(

@@ -14,16 +14,6 @@
 
 #include <cstdio>
 
-//! A `+` fold is not told is commutative: the order-preserving path.
-struct Plus
-{
-  template <typename T>
-  __host__ __device__ T operator()(T a, T b) const
-  {
-    return a + b;
-  }
-};
-
 template <typename T>
 void run(const char* name, int log2)
 {
@@ -46,23 +36,8 @@ void run(const char* name, int log2)
   auto time     = [&](auto call, int waves)
   {
     bench::forced_hooks.waves = waves;
-    float t[2];
-    for (int m = 0; m < 2; ++m)
-    {
-      const int calls = m == 0 ? 1 : 10;
-      t[m]            = median_us(stream,
-                       false,
-                       calls,
-                       [&]
-                       {
-                         for (int c = 0; c < calls; ++c)
-                         {
-                           CHECK(call());
-                         }
-                       });
-    }
+    print_call_and_b2b(stream, call);
     bench::forced_hooks = {};
-    std::printf(" %7.1f/%-7.1f", t[0], t[1]);
   };
   std::size_t query = 0;
   CHECK(fold::DeviceReduce::Reduce(nullptr, query, in, out, items, Plus{}, T{}, stream));
