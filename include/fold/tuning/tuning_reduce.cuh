@@ -253,7 +253,7 @@ inline constexpr std::uint64_t ordered_rows_max_tiles = 4096;
 //! The waves of pass 1 for an order-preserving operator beyond `ordered_rows_max_tiles` tiles in at least
 //! `ordered_runs_min_units` units, where the policy gives more than one (its `oversubscription` elsewhere): its blocks
 //! fold whole units in order, and more, shorter blocks ended closer together. On an H200 16 waves took, of 4 waves'
-//! time, 0.97 / 0.99 / 0.98 over float at 2^26 / 2^28 / 2^30 items (8192, 8192 and 16384 units) and 0.985 over double
+//! time, 0.97 / 0.99 / 0.99 over float at 2^26 / 2^28 / 2^30 items (8192, 8192 and 16384 units) and 0.985 over double
 //! at 2^30 (16384); 1.00 over double at 2^26 and 2^28 (4096 and 8192), but 1.04 over double at 2^25 (4096 units of 4
 //! tiles), hence the floor (docs/performance.md, "Units of at most 16 tiles"). A launch field: it does not change the
 //! tree.
@@ -399,7 +399,7 @@ inline constexpr int max_partial_tiles = 2;
 //! The most tiles a unit is made of only to keep the partials within `max_partial_tiles` tiles: beyond, a call
 //! gets more units of this many tiles (up to the policy's `max_units`). A unit is folded by one block, so the last
 //! blocks of a call end up to a unit apart; at 2^30 items an order-preserving `+` over float in 8192 units of 32
-//! tiles took 1.027x cub's time on an H200, 1.004x in 16384 of 16 (with `ordered_runs_waves`), and over double at
+//! tiles took 1.027x cub's time on an H200, 1.001-1.002x in 16384 of 16 (with `ordered_runs_waves`), and over double at
 //! 2^28 in 4096 units of 32 tiles 1.025x, in 8192 of 16 1.011x (docs/performance.md, "Units of at most 16 tiles").
 inline constexpr int max_unit_tiles = 16;
 
