@@ -80,25 +80,8 @@ inline cudaError_t sm_count(int device, int& count)
                            { return cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device); });
 }
 
-//! Programmatic dependent launch (sm_90 and later). fold launches its kernels with the programmatic stream
-//! serialization attribute (see `launch`), so a kernel may be scheduled while the kernel before it on the stream
-//! is still running, once that kernel has called `launch_dependents`. Every fold kernel therefore starts with
-//! `begin_dependent_kernel()`: it waits until the previous grid has completed and its memory is visible, before
-//! it touches any memory, then lets the next kernel be scheduled. What is saved is the launch latency between
-//! dependent kernels (pass 1 -> pass 2, one call -> the next); the order of memory effects is the stream's, as
-//! without the attribute. Waiting before letting the next kernel in keeps at most one grid waiting behind a
-//! running one (letting it in first let a whole queue of calls park their blocks on the multiprocessors, and
-//! made ArgMax at 2^18-2^19 items up to 1.4x slower under graph replay). Both are no-ops without a dependent
-//! launch, and in code compiled for older architectures, which the dispatch then launches without the attribute.
-FOLD_DEVICE FOLD_FORCEINLINE void begin_dependent_kernel()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-//! The first half of `begin_dependent_kernel`, for a kernel that lets the next one in only when its block's work is
+//! Waits until the previous grid has completed and its memory is visible (the first half of
+//! `begin_dependent_kernel`), alone for a kernel that lets the next one in only when its block's work is
 //! done (`end_dependent_block`): one whose grid is a block per equal share of work, fewer blocks than the
 //! multiprocessors hold. Let in at the start, the next call's blocks take the slots this grid leaves free as they
 //! come, unevenly, and the multiprocessors that get the most finish last: 671 blocks of 100000 floats (the fixed-size
@@ -117,6 +100,23 @@ FOLD_DEVICE FOLD_FORCEINLINE void end_dependent_block()
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
+}
+
+//! Programmatic dependent launch (sm_90 and later). fold launches its kernels with the programmatic stream
+//! serialization attribute (see `launch`), so a kernel may be scheduled while the kernel before it on the stream
+//! is still running, once that kernel has called `launch_dependents`. Every fold kernel therefore starts with
+//! `begin_dependent_kernel()` (or, where its comment says why, with `wait_for_previous_grid()` and ends each block with
+//! `end_dependent_block()`): it waits until the previous grid has completed and its memory is visible, before
+//! it touches any memory, then lets the next kernel be scheduled. What is saved is the launch latency between
+//! dependent kernels (pass 1 -> pass 2, one call -> the next); the order of memory effects is the stream's, as
+//! without the attribute. Waiting before letting the next kernel in keeps at most one grid waiting behind a
+//! running one (letting it in first let a whole queue of calls park their blocks on the multiprocessors, and
+//! made ArgMax at 2^18-2^19 items up to 1.4x slower under graph replay). Both are no-ops without a dependent
+//! launch, and in code compiled for older architectures, which the dispatch then launches without the attribute.
+FOLD_DEVICE FOLD_FORCEINLINE void begin_dependent_kernel()
+{
+  wait_for_previous_grid();
+  end_dependent_block();
 }
 
 //! Whether code compiled for `arch` (`__CUDA_ARCH__` spelling) waits in `begin_dependent_kernel`, so that its
