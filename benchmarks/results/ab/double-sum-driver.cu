@@ -29,19 +29,8 @@ struct FewerUnits
 template <typename T>
 void run(const char* name, int log2, bool ordered)
 {
-  const std::size_t n = std::size_t{1} << log2;
-  T* in               = nullptr;
-  T* out              = nullptr;
-  CHECK(cudaMalloc(&in, n * sizeof(T)));
-  CHECK(cudaMalloc(&out, 64 * sizeof(T)));
-  fill_hashed<<<1024, 256>>>(in, n);
-  CHECK(cudaDeviceSynchronize());
-  std::size_t bytes = std::size_t{1} << 24;
-  void* temp        = nullptr;
-  CHECK(cudaMalloc(&temp, bytes));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const int items = static_cast<int>(n);
+  CaseBuffers<T> b(std::size_t{1} << log2);
+  const int items = static_cast<int>(b.n);
 
   auto fold_call = [&](auto tuning)
   {
@@ -49,23 +38,23 @@ void run(const char* name, int log2, bool ordered)
     {
       if (ordered)
       {
-        return fold::DeviceReduce::Reduce(temp, bytes, in, out, items, Plus{}, T{}, stream, tuning);
+        return fold::DeviceReduce::Reduce(b.temp, b.bytes, b.in, b.out, items, Plus{}, T{}, b.stream, tuning);
       }
-      return fold::DeviceReduce::Sum(temp, bytes, in, out, items, stream, tuning);
+      return fold::DeviceReduce::Sum(b.temp, b.bytes, b.in, b.out, items, b.stream, tuning);
     };
   };
   auto cub_call = [&]
   {
     if (ordered)
     {
-      return cub::DeviceReduce::Reduce(temp, bytes, in, out + 1, items, Plus{}, T{}, stream);
+      return cub::DeviceReduce::Reduce(b.temp, b.bytes, b.in, b.out + 1, items, Plus{}, T{}, b.stream);
     }
-    return cub::DeviceReduce::Sum(temp, bytes, in, out + 1, items, stream);
+    return cub::DeviceReduce::Sum(b.temp, b.bytes, b.in, b.out + 1, items, b.stream);
   };
   auto time = [&](auto call, int waves)
   {
     bench::forced_hooks.waves = waves;
-    print_call_and_b2b(stream, call);
+    print_call_and_b2b(b.stream, call);
     bench::forced_hooks = {};
   };
   std::printf("%-7s %-8s 2^%d", ordered ? "Reduce" : "Sum", name, log2);
@@ -78,10 +67,6 @@ void run(const char* name, int log2, bool ordered)
   time(fold_call(fold::tuned_t<FewerUnits<4096>>{}), 0);
   time(fold_call(fold::tuned_t<FewerUnits<4096>>{}), 8);
   std::printf("\n");
-  CHECK(cudaStreamDestroy(stream));
-  CHECK(cudaFree(in));
-  CHECK(cudaFree(out));
-  CHECK(cudaFree(temp));
 }
 
 int main()

@@ -115,3 +115,36 @@ struct Plus
     return a + b;
   }
 };
+
+//! What a whole-array driver's case needs: `n` items of `fill_hashed` input, 64 outputs, 16 MiB of temporary storage
+//! and a non-blocking stream, freed at the end of the case.
+template <typename T>
+struct CaseBuffers
+{
+  std::size_t n;
+  T* in             = nullptr;
+  T* out            = nullptr;
+  void* temp        = nullptr;
+  std::size_t bytes = std::size_t{1} << 24;
+  cudaStream_t stream{};
+
+  explicit CaseBuffers(std::size_t items)
+      : n(items)
+  {
+    CHECK(cudaMalloc(&in, n * sizeof(T)));
+    CHECK(cudaMalloc(&out, 64 * sizeof(T)));
+    fill_hashed<<<1024, 256>>>(in, n);
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaMalloc(&temp, bytes));
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  }
+  CaseBuffers(const CaseBuffers&)            = delete;
+  CaseBuffers& operator=(const CaseBuffers&) = delete;
+  ~CaseBuffers()
+  {
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(temp));
+  }
+};

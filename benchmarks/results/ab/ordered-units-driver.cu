@@ -17,30 +17,20 @@
 template <typename T>
 void run(const char* name, int log2)
 {
-  const std::size_t n = std::size_t{1} << log2;
-  T* in               = nullptr;
-  T* out              = nullptr;
-  CHECK(cudaMalloc(&in, n * sizeof(T)));
-  CHECK(cudaMalloc(&out, 64 * sizeof(T)));
-  fill_hashed<<<1024, 256>>>(in, n);
-  CHECK(cudaDeviceSynchronize());
-  std::size_t bytes = std::size_t{1} << 24;
-  void* temp        = nullptr;
-  CHECK(cudaMalloc(&temp, bytes));
-  cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const long long items = static_cast<long long>(n);
+  CaseBuffers<T> b(std::size_t{1} << log2);
+  const long long items = static_cast<long long>(b.n);
   auto fold_call        = [&]
-  { return fold::DeviceReduce::Reduce(temp, bytes, in, out, items, Plus{}, T{}, stream, bench::forced); };
-  auto cub_call = [&] { return cub::DeviceReduce::Reduce(temp, bytes, in, out + 1, items, Plus{}, T{}, stream); };
-  auto time     = [&](auto call, int waves)
+  { return fold::DeviceReduce::Reduce(b.temp, b.bytes, b.in, b.out, items, Plus{}, T{}, b.stream, bench::forced); };
+  auto cub_call = [&]
+  { return cub::DeviceReduce::Reduce(b.temp, b.bytes, b.in, b.out + 1, items, Plus{}, T{}, b.stream); };
+  auto time = [&](auto call, int waves)
   {
     bench::forced_hooks.waves = waves;
-    print_call_and_b2b(stream, call);
+    print_call_and_b2b(b.stream, call);
     bench::forced_hooks = {};
   };
   std::size_t query = 0;
-  CHECK(fold::DeviceReduce::Reduce(nullptr, query, in, out, items, Plus{}, T{}, stream));
+  CHECK(fold::DeviceReduce::Reduce(nullptr, query, b.in, b.out, items, Plus{}, T{}, b.stream));
   std::printf("%-7s 2^%d %6zu", name, log2, query / sizeof(T));
   time(cub_call, 0);
   time(fold_call, 0);
@@ -49,10 +39,6 @@ void run(const char* name, int log2)
     time(fold_call, waves);
   }
   std::printf("\n");
-  CHECK(cudaStreamDestroy(stream));
-  CHECK(cudaFree(in));
-  CHECK(cudaFree(out));
-  CHECK(cudaFree(temp));
 }
 
 int main()
