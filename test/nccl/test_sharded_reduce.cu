@@ -179,7 +179,8 @@ TEST_CASE("virtual ranks: float sums have the single-GPU bits, 1 to 64 ranks", "
 
 TEST_CASE("virtual ranks: double sums have the single-GPU bits, units of several tiles", "[sharded][sum]")
 {
-  // Over 4096 tiles of 2048 doubles (a double sum's most units): units of 8 tiles, 2113 of them.
+  // 16897 tiles of 2048 doubles, cut into at most 4096 units (a double sum's two tiles of partials): units of 8
+  // tiles, 2113 of them.
   check_sums<double>((std::int64_t{1} << 25) + (std::int64_t{1} << 20) + 3, 21, {1, 2, 3, 5, 8, 64});
   check_sums<double>(1'234'567, 22, {1, 2, 7, 16, 33, 64});
 }
