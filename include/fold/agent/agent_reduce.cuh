@@ -26,7 +26,8 @@
 //! guarded). The item transform (`(item, global index) -> accumulator`) is applied as the items are loaded.
 //! Each thread meets its items in increasing index order. Where `detail::TileFold` applies (ArgMin/ArgMax over
 //! 1-, 2- and 4-byte items, vector loads, commutative path), a full tile's items are folded at once, winner first
-//! (see detail/tile_fold.cuh); the result is the same.
+//! (see detail/tile_fold.cuh); over 1- and 2-byte items a block's range of several tiles leaves the winner's index
+//! for its end (`ConsumeTilesDeferred`). The result is the same.
 //!
 //! The "block" may also be one warp (`AgentScope::warp`, 32 threads): each warp of a block is then an agent of
 //! its own, reducing its own range with WarpReduce (the segmented reductions give small segments a warp each).
@@ -117,6 +118,12 @@ class AgentReduce
                     TileFoldT::applies,
                 "AgentReduce: a reduction whose tile is not capped must fold whole tiles (detail::TileFold)");
 
+  //! Whether a block agent's full tiles, on vector loads, leave their winner's index for the end of its range
+  //! (`detail::TileFold::defers_index`: ArgMin, ArgMax and ArgMinMax over 1- and 2-byte items; see
+  //! `ConsumeTilesDeferred`), where the range has `defer_min_tiles` full tiles or more.
+  static constexpr bool defers         = folds_tiles && TileFoldT::defers_index && !warp_scope;
+  static constexpr int defer_min_tiles = 4;
+
   using Vector = detail::ItemSlot<InputT, VectorItems>;
   //! Whether a full tile's vectors are loaded as 32-bit words (`detail::SlotWords`): where their items are taken a
   //! word at a time (`sums_words`, `folds_tiles`), so that the loaded bytes need no unpacking.
@@ -154,8 +161,17 @@ private:
     detail::Uninitialized<AccumT, warps> results;
   };
 
+  struct DeferredStorage
+  {
+    typename BlockReduceT::TempStorage reduce;
+    detail::Uninitialized<AccumT, 1> best; //!< the block's best pending pair, for every thread to see
+  };
+
 public:
-  using TempStorage = std::conditional_t<in_warps, InWarpsStorage, typename BlockReduceT::TempStorage>;
+  using TempStorage =
+      std::conditional_t<in_warps,
+                         InWarpsStorage,
+                         std::conditional_t<defers, DeferredStorage, typename BlockReduceT::TempStorage>>;
 
   FOLD_DEVICE FOLD_FORCEINLINE
   AgentReduce(TempStorage& storage, InputIteratorT in, ReductionOpT op, TransformOpT transform)
@@ -191,6 +207,19 @@ public:
   }
 
 private:
+  //! The block (or warp) reduction's storage.
+  FOLD_DEVICE FOLD_FORCEINLINE typename BlockReduceT::TempStorage& reduce_storage()
+  {
+    if constexpr (defers)
+    {
+      return storage_.reduce;
+    }
+    else
+    {
+      return storage_;
+    }
+  }
+
   FOLD_DEVICE FOLD_FORCEINLINE static int thread_rank()
   {
     return static_cast<int>(threadIdx.x) % BlockThreads; // BlockThreads is the block's size, or 32
@@ -229,7 +258,7 @@ private:
     }
     else
     {
-      return BlockReduceT(storage_).Reduce(aggregates[0], op_, BlockThreads);
+      return BlockReduceT(reduce_storage()).Reduce(aggregates[0], op_, BlockThreads);
     }
   }
 
@@ -303,8 +332,9 @@ private:
         {
           valid = ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(left), aggregates[0]);
         }
-        const AccumT tile_aggregate =
-            in_rows && full ? ReduceFullTile(aggregates) : BlockReduceT(storage_).Reduce(aggregates[0], op_, valid);
+        const AccumT tile_aggregate = in_rows && full
+                                          ? ReduceFullTile(aggregates)
+                                          : BlockReduceT(reduce_storage()).Reduce(aggregates[0], op_, valid);
         if (thread_rank() == 0)
         {
           total = tile_base == begin ? tile_aggregate : op_(total, tile_aggregate);
@@ -318,13 +348,20 @@ private:
     }
     else
     {
+      if constexpr (defers && Vectorized)
+      {
+        if (end - begin >= static_cast<OffsetT>(defer_min_tiles) * static_cast<OffsetT>(tile_items))
+        {
+          return ConsumeTilesDeferred(begin, end);
+        }
+      }
       // Each thread folds its slots across every tile; one block reduction at the end.
       AccumT thread_aggregate[1] = {}; // (as `ConsumeFullTile` takes it: one row)
       if (end - begin < static_cast<OffsetT>(tile_items))
       {
         const int valid =
             ConsumePartialTile<true, Vectorized>(begin, static_cast<int>(end - begin), thread_aggregate[0]);
-        return BlockReduceT(storage_).Reduce(thread_aggregate[0], op_, valid);
+        return BlockReduceT(reduce_storage()).Reduce(thread_aggregate[0], op_, valid);
       }
       ConsumeFullTile<true, Vectorized>(begin, thread_aggregate);
       OffsetT tile_base = begin + tile_items;
@@ -337,8 +374,61 @@ private:
       {
         ConsumePartialTile<false, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate[0]);
       }
-      return BlockReduceT(storage_).Reduce(thread_aggregate[0], op_);
+      return BlockReduceT(reduce_storage()).Reduce(thread_aggregate[0], op_);
     }
+  }
+
+  //! Commutative, vector loads, a range of at least `defer_min_tiles` full tiles, where the tile fold can leave its
+  //! winner's index for later (`defers`). Each thread folds its full tiles without looking for the index
+  //! (`TileFold::fold_pending`): its pending pair is its winner's rank and the ordinal of the first of its tiles that
+  //! holds it. Then one block reduction finds the best pending pair (the highest rank, first met in the lowest
+  //! ordinal); only threads whose pending pair is that one can hold the range's first winner (the tiles are
+  //! consecutive ranges of items), and they load that tile again and find their exact pair (`TileFold::resolve`).
+  //! The partial tile is folded item by item into a pair of its own, and a second block reduction takes the best
+  //! exact pair. A tile's search takes some 10 instructions a word, where a tile that does not win takes about 3, and
+  //! early in a range some lane of a warp wins nearly every tile; here a tile that wins costs its extreme, and each
+  //! range pays two block reductions and one tile loaded again by a few threads. The result is the same exact pair.
+  FOLD_DEVICE FOLD_FORCEINLINE AccumT ConsumeTilesDeferred(OffsetT begin, OffsetT end)
+  {
+    using Loaded  = LoadedSlot<true>;
+    const int tid = thread_rank();
+    AccumT pending;
+    {
+      Loaded loaded[vectors];
+      LoadSlots<true>(begin, 0, loaded);
+      TileFoldT::template fold_pending<true>(pending, loaded, 0u);
+    }
+    std::uint32_t ordinal = 1; // below 2^32: the packed pairs apply to inputs of at most 2^32 items
+    OffsetT tile_base     = begin + tile_items;
+    for (; end - tile_base >= static_cast<OffsetT>(tile_items); tile_base += tile_items, ++ordinal)
+    {
+      Loaded loaded[vectors];
+      LoadSlots<true>(tile_base, 0, loaded);
+      TileFoldT::template fold_pending<false>(pending, loaded, ordinal);
+    }
+    AccumT tail{}; // below every pair: the threads with no item in the partial tile, or no partial tile
+    if (tile_base < end)
+    {
+      ConsumePartialTile<true, true>(tile_base, static_cast<int>(end - tile_base), tail);
+    }
+    const AccumT best = BlockReduceT(storage_.reduce).Reduce(pending, op_);
+    if (tid == 0)
+    {
+      detail::construct_at(storage_.best.data(), best);
+    }
+    __syncthreads(); // also ends the reduction's use of its storage
+    const AccumT exact = TileFoldT::template resolve<BlockThreads * VectorItems>(
+        pending,
+        storage_.best[0],
+        transform_,
+        [&](std::uint32_t tile, auto&& visit)
+        {
+          const OffsetT base = begin + static_cast<OffsetT>(tile) * static_cast<OffsetT>(tile_items);
+          Loaded loaded[vectors];
+          LoadSlots<true>(base, 0, loaded);
+          visit(loaded, base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
+        });
+    return BlockReduceT(storage_.reduce).Reduce(op_(exact, tail), op_);
   }
 
   //! Order-preserving, where a thread's slots of a tile are all loaded at once: as the ordered branch of
@@ -388,7 +478,7 @@ private:
       AccumT thread_aggregate{};
       const int valid =
           ConsumePartialTile<true, Vectorized>(tile_base, static_cast<int>(end - tile_base), thread_aggregate);
-      close(BlockReduceT(storage_).Reduce(thread_aggregate, op_, valid));
+      close(BlockReduceT(reduce_storage()).Reduce(thread_aggregate, op_, valid));
     }
     return total;
   }

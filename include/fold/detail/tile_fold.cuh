@@ -13,7 +13,10 @@
 //! - the extreme's index only when its rank beats the thread's running pair (always in the thread's first
 //!   tile): the first item of that rank, searched in index order.
 //! That is about one instruction per item (one a word for 4-byte items), where ranking, packing and comparing a
-//! pair per item takes seven to ten, and the result is the same pair: the first item of the highest rank.
+//! pair per item takes seven to ten, and the result is the same pair: the first item of the highest rank. Over 1-
+//! and 2-byte items a block agent with a range of several tiles leaves even that search for the end
+//! (`defers_index`: `fold_pending`, then `resolve` in AgentReduce's `ConsumeTilesDeferred`): a tile that wins costs
+//! its extreme, and only the threads that can hold the range's first winner search one tile, loaded again.
 //!
 //! Min and Max over the same items (MinMax folds each half on its own) take the tile's extreme the same way, then
 //! one transform and one operation for the tile (`ExtremumFirst`), where each item took an unpacking, a
@@ -45,8 +48,13 @@ struct TileFold
   static constexpr bool applies  = false;
   static constexpr bool any_load = false; //!< whether it also folds tiles loaded item by item (else vectors only)
   //! Whether the fold applies and a thread's first tile costs more than the others (winner first: the index search
-  //! there). The dispatch then runs pass 1 in one wave, so that each thread meets as few first tiles as it can.
+  //! there), or, with the index left for the end (`defers_index`), each block's range ends with its own search.
+  //! The dispatch then runs pass 1 in one wave, so that each thread meets as few first tiles, and each block as few
+  //! range ends, as it can.
   static constexpr bool searches_first_tile = false;
+  //! Whether a block agent may fold its full tiles without the winner's index and find that index once at the end
+  //! of its range (`fold_pending`, `resolve`; see AgentReduce's `ConsumeTilesDeferred`).
+  static constexpr bool defers_index = false;
 };
 
 //! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
@@ -302,6 +310,119 @@ struct WinnerFirst
     }
   }
 
+  //! Whether any item of `words` is `target` (the lanes' flags of `lanes_equal`, or-ed: one set only where one
+  //! holds it).
+  template <int Words>
+  FOLD_DEVICE FOLD_FORCEINLINE static bool holds(const std::uint32_t (&words)[Words], Bits target)
+  {
+    std::uint32_t any = 0;
+#pragma unroll
+    for (int k = 0; k < Words; ++k)
+    {
+      any |= lanes_equal(words[k], target);
+    }
+    return any != 0;
+  }
+
+  //! 16-bit floats: the tile's extreme `winner` as it is, unless it is a zero, which the packed min/max give of
+  //! either sign: then the better zero (+0 for ArgMax) where the tile holds one, else the other.
+  template <int Words>
+  FOLD_DEVICE FOLD_FORCEINLINE static T exact_zero(const std::uint32_t (&words)[Words], T winner)
+  {
+    if ((bits_of(winner) & static_cast<Bits>(sign - 1)) != 0)
+    {
+      return winner;
+    }
+    constexpr Bits better = ForMax ? Bits{0} : sign;
+    return ::cuda::std::bit_cast<T>(holds(words, better) ? better : static_cast<Bits>(better ^ sign));
+  }
+
+  //! Whether the packed pairs of 1- and 2-byte items may leave their index for later (`fold_pending`): their
+  //! tiles are 16 words, whose search takes some 10 instructions a word against about 3 for a tile that does not
+  //! win, and early in a thread's range some lane of the warp wins nearly every tile.
+  static constexpr bool defers_index = packs_in_lanes_v<T>;
+
+  //! The item of rank `r`.
+  FOLD_DEVICE FOLD_FORCEINLINE static T value_of_rank(RankT r)
+  {
+    if constexpr (floating)
+    {
+      return from_order_key<T, ForMax>(Reduction::unrank(r));
+    }
+    else
+    {
+      return static_cast<T>(Reduction::unrank(r));
+    }
+  }
+
+  //! Where in `words` the first item equal to `winner` is (any NaN for a NaN), or -1.
+  template <int Words>
+  FOLD_DEVICE FOLD_FORCEINLINE static int position_of(const std::uint32_t (&words)[Words], T winner)
+  {
+    if constexpr (floating)
+    {
+      if (is_nan(winner))
+      {
+        return first_where(words, [](std::uint32_t w) { return lanes_nan(w); });
+      }
+    }
+    const Bits target = bits_of(winner);
+    return first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target); });
+  }
+
+  //! The index of item `position` of a thread's tile whose slot `v` holds the items from `first_index + v *
+  //! SlotStride` on.
+  template <int SlotStride, int SlotItems, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static OffsetT index_at(OffsetT first_index, int position)
+  {
+    return first_index + static_cast<OffsetT>(position / SlotItems) * static_cast<OffsetT>(SlotStride) +
+           static_cast<OffsetT>(position % SlotItems);
+  }
+
+  //! Folds the tile `loaded` into `pending` without looking for the winner's index: `pending` is the packed pair
+  //! of the thread's running winner's rank and the tile `ordinal` where it first met it (`ordinal` counts the
+  //! thread's full tiles; unset with `First`). Where the tile wins, the extreme and its rank are all it costs.
+  template <bool First, typename VectorT, int Slots>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold_pending(std::uint64_t& pending, const VectorT (&loaded)[Slots], std::uint32_t ordinal)
+  {
+    static_assert(defers_index, "WinnerFirst::fold_pending: 1- and 2-byte items");
+    std::uint32_t words[Slots * sizeof(VectorT) / 4];
+    tile_words(loaded, words);
+    const RankT running = static_cast<RankT>(pending >> 32);
+    if constexpr (sizeof(T) == 1)
+    {
+      if (!First && !any_beats(words, Reduction::unrank(running)))
+      {
+        return;
+      }
+    }
+    T winner = extreme(words);
+    if constexpr (floating)
+    {
+      winner = exact_zero(words, winner);
+    }
+    const RankT rank = rank_of(winner);
+    if (First || rank > running)
+    {
+      pending = PackArg<T, ForMax>::pack(rank, ordinal);
+    }
+  }
+
+  //! The packed pair of the first item of rank `rank` in the tile `loaded` (slot `v` holds the items from
+  //! `first_index + v * SlotStride` on), which holds one; `pack(item, index)` packs it.
+  template <int SlotStride, typename PackT, typename VectorT, int Slots, typename OffsetT>
+  FOLD_DEVICE FOLD_FORCEINLINE static std::uint64_t
+  find(RankT rank, const PackT& pack, const VectorT (&loaded)[Slots], OffsetT first_index)
+  {
+    constexpr int slot_items = static_cast<int>(sizeof(VectorT) / sizeof(T));
+    std::uint32_t words[Slots * sizeof(VectorT) / 4];
+    tile_words(loaded, words);
+    const T winner     = value_of_rank(rank);
+    const int position = position_of(words, winner);
+    return pack(winner, index_at<SlotStride, slot_items>(first_index, position < 0 ? 0 : position));
+  }
+
   //! Folds the tile `loaded` into `aggregate` (a packed pair; unset with `First`). Slot `v` holds the items from
   //! index `first_index + v * SlotStride` on. The winner's pair is `pack(winner, index)` (a `PackArg`, or one
   //! that shifts the index first).
@@ -333,37 +454,19 @@ struct WinnerFirst
     {
       return; // no item of this tile beats the running pair, and a tie keeps the earlier item
     }
-    int position;
+    int position = position_of(words, winner);
     if constexpr (floating)
     {
-      const Bits target = bits_of(winner);
-      if (is_nan(winner))
+      if (position < 0) // a zero, and the better zero is not there: the first of the other
       {
-        position = first_where(words, [](std::uint32_t w) { return lanes_nan(w); });
+        winner   = ::cuda::std::bit_cast<T>(static_cast<Bits>(bits_of(winner) ^ sign));
+        position = position_of(words, winner);
       }
-      else
-      {
-        position = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target); });
-        if (position < 0) // a zero, and the better zero is not there: the first of the other
-        {
-          const Bits other = static_cast<Bits>(target ^ sign);
-          winner           = ::cuda::std::bit_cast<T>(other);
-          position         = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, other); });
-        }
-      }
-    }
-    else
-    {
-      const Bits target = bits_of(winner);
-      position          = first_where(words, [&](std::uint32_t w) { return lanes_equal(w, target); });
     }
     const RankT rank = rank_of(winner);
     if (First || rank > running)
     {
-      const OffsetT index = first_index +
-                            static_cast<OffsetT>(position / slot_items) * static_cast<OffsetT>(SlotStride) +
-                            static_cast<OffsetT>(position % slot_items);
-      aggregate = pack(winner, index);
+      aggregate = pack(winner, index_at<SlotStride, slot_items>(first_index, position));
     }
   }
 };
@@ -381,6 +484,7 @@ struct ExtremumFirst
       packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = false;
+  static constexpr bool defers_index        = false;
   using Extreme                             = WinnerFirst<T, ForMax>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
@@ -392,13 +496,7 @@ struct ExtremumFirst
     T winner = Extreme::extreme(words);
     if constexpr (is_16bit_float_v<T>)
     {
-      using Bits = typename Extreme::Bits;
-      if ((Extreme::bits_of(winner) & 0x7fff) == 0)
-      {
-        constexpr Bits better = ForMax ? 0x0000 : 0x8000; // +0.0 for Max, -0.0 for Min
-        const int at = Extreme::first_where(words, [](std::uint32_t w) { return Extreme::lanes_equal(w, better); });
-        winner       = ::cuda::std::bit_cast<T>(static_cast<Bits>(at >= 0 ? better : better ^ 0x8000));
-      }
+      winner = Extreme::exact_zero(words, winner); // -0.0 for Min where the tile holds one, +0.0 for Max
     }
     const AccumT value = transform(winner, first_index);
     using Op           = std::conditional_t<ForMax, Max, Min>;
@@ -456,12 +554,41 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   static constexpr bool applies             = finds_winner_first_v<T> && Fold::applies;
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = applies;
+  static constexpr bool defers_index        = applies && packs_in_lanes_v<T>;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold(std::uint64_t& aggregate, const TransformOpT& pack, const VectorT (&loaded)[Slots], OffsetT first_index)
   {
     Fold::type::template fold<First, SlotStride>(aggregate, pack, loaded, first_index);
+  }
+
+  //! Folds the tile without its winner's index (see `WinnerFirst::fold_pending`).
+  template <bool First, typename VectorT, int Slots>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold_pending(std::uint64_t& pending, const VectorT (&loaded)[Slots], std::uint32_t ordinal)
+  {
+    Fold::type::template fold_pending<First>(pending, loaded, ordinal);
+  }
+
+  //! The thread's exact packed pair if its `pending` one is the block's `best` (the highest rank, first met in
+  //! the lowest tile ordinal), found by reloading that tile (`reload(ordinal, visit)` loads it and calls
+  //! `visit(loaded, first_index)`); else 0, which every pair beats.
+  template <int SlotStride, typename ReloadT>
+  FOLD_DEVICE FOLD_FORCEINLINE static std::uint64_t
+  resolve(std::uint64_t pending, std::uint64_t best, const TransformOpT& pack, ReloadT&& reload)
+  {
+    std::uint64_t exact = 0;
+    if (pending == best)
+    {
+      reload(~static_cast<std::uint32_t>(best),
+             [&](const auto& loaded, auto first_index)
+             {
+               exact = Fold::type::template find<SlotStride>(
+                   static_cast<typename Fold::type::RankT>(best >> 32), pack, loaded, first_index);
+             });
+    }
+    return exact;
   }
 };
 
@@ -478,6 +605,7 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   static constexpr bool applies             = std::is_floating_point_v<T> || is_16bit_float_v<T>;
   static constexpr bool any_load            = true;
   static constexpr bool searches_first_tile = false;
+  static constexpr bool defers_index        = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -539,6 +667,7 @@ struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
   static constexpr bool applies             = true;
   static constexpr bool any_load            = true;
   static constexpr bool searches_first_tile = false;
+  static constexpr bool defers_index        = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -593,6 +722,7 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   static constexpr bool any_load = FirstFold::any_load && SecondFold::any_load;
   static constexpr bool searches_first_tile =
       applies && (FirstFold::searches_first_tile || SecondFold::searches_first_tile);
+  static constexpr bool defers_index = applies && FirstFold::defers_index && SecondFold::defers_index;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,
@@ -602,6 +732,23 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   {
     FirstFold::template fold<First, SlotStride>(aggregate.first, transform.first, loaded, first_index);
     SecondFold::template fold<First, SlotStride>(aggregate.second, transform.second, loaded, first_index);
+  }
+
+  template <bool First, typename AccumT, typename VectorT, int Slots>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold_pending(AccumT& pending, const VectorT (&loaded)[Slots], std::uint32_t ordinal)
+  {
+    FirstFold::template fold_pending<First>(pending.first, loaded, ordinal);
+    SecondFold::template fold_pending<First>(pending.second, loaded, ordinal);
+  }
+
+  //! Each half resolved on its own: the two may have met their winners in different tiles.
+  template <int SlotStride, typename AccumT, typename ReloadT>
+  FOLD_DEVICE FOLD_FORCEINLINE static AccumT
+  resolve(const AccumT& pending, const AccumT& best, const Fused<TransformT1, TransformT2>& transform, ReloadT&& reload)
+  {
+    return {FirstFold::template resolve<SlotStride>(pending.first, best.first, transform.first, reload),
+            SecondFold::template resolve<SlotStride>(pending.second, best.second, transform.second, reload)};
   }
 };
 
