@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // AgentReduce's winner-first fold of ArgMin, ArgMax and ArgMinMax over 1- and 2-byte items (fold/detail/tile_fold.cuh),
-// one block over one range: ranges of fewer than `defer_min_tiles` full tiles search each winning tile for its
-// index; longer ones leave the index for the end and load the winning tile again (`ConsumeTilesDeferred`). Both
+// one block over one range: ranges of fewer than `TileFold::min_deferred_tiles` full tiles (4 for ArgMin and ArgMax, 2
+// for ArgMinMax) search each winning tile for its index; longer ones leave the index for the end and load the
+// winning tile again (`ConsumeTilesDeferred`). Both
 // must give the first extreme of the range, as the host finds it: with random items, ties everywhere, one value
 // everywhere, the extreme planted in several tiles and in the partial tile, zeros of both signs and NaNs.
 #include <fold/agent/agent_reduce.cuh>
@@ -152,11 +153,19 @@ void check_arg_agent()
     {
       const auto values = arranged<T>(a, n, 17 * static_cast<std::uint64_t>(a) + seed);
       fold_test::DeviceBuffer<T> d_in(values);
-      // 3 full tiles and a partial one (searched tile by tile); 4, 6 and 9 full tiles, with and without a partial
-      // one (deferred); ranges from tile 0 and from tile 2, and one ending at the last item.
+      // 1 full tile and a partial one (searched tile by tile); 2 and 3 (ArgMinMax deferred, ArgMin and ArgMax
+      // searched); 4, 6 and 9 full tiles, with and without a partial one (all deferred); ranges from tile 0 and from
+      // tile 2, and one ending at the last item.
       for (OffsetT begin : {OffsetT{0}, OffsetT{2 * tile}})
       {
-        for (OffsetT length : {3 * tile + 17, 4 * tile, 4 * tile + 1, 6 * tile + 255, 9 * tile + tile - 1, n - begin})
+        for (OffsetT length : {tile + 5,
+                               2 * tile + 3,
+                               3 * tile + 17,
+                               4 * tile,
+                               4 * tile + 1,
+                               6 * tile + 255,
+                               9 * tile + tile - 1,
+                               n - begin})
         {
           const OffsetT end = begin + length;
           INFO("arrangement " << static_cast<int>(a) << ", seed " << seed << ", range [" << begin << ", " << end

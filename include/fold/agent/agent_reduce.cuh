@@ -120,9 +120,8 @@ class AgentReduce
 
   //! Whether a block agent's full tiles, on vector loads, leave their winner's index for the end of its range
   //! (`detail::TileFold::defers_index`: ArgMin, ArgMax and ArgMinMax over 1- and 2-byte items; see
-  //! `ConsumeTilesDeferred`), where the range has `defer_min_tiles` full tiles or more.
-  static constexpr bool defers         = folds_tiles && TileFoldT::defers_index && !warp_scope;
-  static constexpr int defer_min_tiles = 4;
+  //! `ConsumeTilesDeferred`), where the range has `TileFold::min_deferred_tiles` full tiles or more.
+  static constexpr bool defers = folds_tiles && TileFoldT::defers_index && !warp_scope;
 
   using Vector = detail::ItemSlot<InputT, VectorItems>;
   //! Whether a full tile's vectors are loaded as 32-bit words (`detail::SlotWords`): where their items are taken a
@@ -350,7 +349,7 @@ private:
     {
       if constexpr (defers && Vectorized)
       {
-        if (end - begin >= static_cast<OffsetT>(defer_min_tiles) * static_cast<OffsetT>(tile_items))
+        if (end - begin >= static_cast<OffsetT>(TileFoldT::min_deferred_tiles) * static_cast<OffsetT>(tile_items))
         {
           return ConsumeTilesDeferred(begin, end);
         }
@@ -378,8 +377,8 @@ private:
     }
   }
 
-  //! Commutative, vector loads, a range of at least `defer_min_tiles` full tiles, where the tile fold can leave its
-  //! winner's index for later (`defers`). Each thread folds its full tiles without looking for the index
+  //! Commutative, vector loads, a range of at least `TileFold::min_deferred_tiles` full tiles, where the tile fold can
+  //! leave its winner's index for later (`defers`). Each thread folds its full tiles without looking for the index
   //! (`TileFold::fold_pending`): its pending pair is its winner's rank and the ordinal of the first of its tiles that
   //! holds it. Then one block reduction finds the best pending pair (the highest rank, first met in the lowest
   //! ordinal); only threads whose pending pair is that one can hold the range's first winner (the tiles are

@@ -381,7 +381,9 @@ struct WinnerFirst
 
   //! Folds the tile `loaded` into `pending` without looking for the winner's index: `pending` is the packed pair
   //! of the thread's running winner's rank and the tile `ordinal` where it first met it (`ordinal` counts the
-  //! thread's full tiles; unset with `First`). Where the tile wins, the extreme and its rank are all it costs.
+  //! thread's full tiles; unset with `First`). Every tile costs its extreme and its rank; 1-byte items take no
+  //! `any_beats` test first, which costs what the extreme does (without it ArgMinMax over int8 took 0.97-0.99 of
+  //! the time at 2^26-2^30 and segmented ArgMax over int8 0.92-0.94 at 65536 items a segment, docs/performance.md).
   template <bool First, typename VectorT, int Slots>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold_pending(std::uint64_t& pending, const VectorT (&loaded)[Slots], std::uint32_t ordinal)
@@ -390,14 +392,7 @@ struct WinnerFirst
     std::uint32_t words[Slots * sizeof(VectorT) / 4];
     tile_words(loaded, words);
     const RankT running = static_cast<RankT>(pending >> 32);
-    if constexpr (sizeof(T) == 1)
-    {
-      if (!First && !any_beats(words, Reduction::unrank(running)))
-      {
-        return;
-      }
-    }
-    T winner = extreme(words);
+    T winner            = extreme(words);
     if constexpr (floating)
     {
       winner = exact_zero(words, winner);
@@ -555,6 +550,10 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = applies;
   static constexpr bool defers_index        = applies && packs_in_lanes_v<T>;
+  //! The fewest full tiles of a block's range that leave the index for its end: below, the end's two block
+  //! reductions and dependent load cost more than one half's searches save (ArgMax over int8 and uint8 about
+  //! 1.08x the time at 2^24 with 2, docs/performance.md).
+  static constexpr int min_deferred_tiles = 4;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -723,6 +722,9 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   static constexpr bool searches_first_tile =
       applies && (FirstFold::searches_first_tile || SecondFold::searches_first_tile);
   static constexpr bool defers_index = applies && FirstFold::defers_index && SecondFold::defers_index;
+  //! Two halves search twice as often: from 2 full tiles (ArgMinMax over 1- and 2-byte items 0.88-0.95 of the time
+  //! at 2^24 against 4, docs/performance.md).
+  static constexpr int min_deferred_tiles = 2;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,
