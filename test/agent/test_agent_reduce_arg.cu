@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // AgentReduce's winner-first fold of ArgMin, ArgMax and ArgMinMax over 1- and 2-byte items (fold/detail/tile_fold.cuh),
 // one block over one range: ranges of fewer than `TileFold::min_deferred_tiles` full tiles (4 for ArgMin and ArgMax, 2
-// for ArgMinMax) search each winning tile for its index; longer ones leave the index for the end and load the
-// winning tile again (`ConsumeTilesDeferred`). Both
-// must give the first extreme of the range, as the host finds it: with random items, ties everywhere, one value
-// everywhere, the extreme planted in several tiles and in the partial tile, zeros of both signs and NaNs.
+// for ArgMinMax) search each winning tile for its index; longer ones leave the index for the end and load the winning
+// tile again (`ConsumeTilesDeferred`). Both must give the first extreme of the range, as the host finds it (its index,
+// and its rank above it): with random items, ties everywhere, one value everywhere, the extreme planted in several
+// tiles and in the partial tile, or only in the partial tile, zeros of both signs (at random, and side by side in one
+// slot) and NaNs.
 #include <fold/agent/agent_reduce.cuh>
 #include <fold/detail/extremum.cuh>
 #include <fold/detail/fused.cuh>
@@ -50,12 +51,15 @@ __global__ void arg_agent_kernel(const T* in, AccumT* out, OffsetT begin, Offset
 
 enum class Arrangement
 {
-  random,   //!< every value of the type (floats in [-1000, 1000))
-  few,      //!< five values: ties in every tile
-  constant, //!< one value: the first item wins
-  planted,  //!< few values, each extreme planted in three full tiles, late ones first, and once in the partial tile
-  zeros,    //!< floats: negative numbers with -0.0 and +0.0 planted
-  nans,     //!< floats: NaNs of both signs planted
+  random,     //!< every value of the type (floats in [-1000, 1000))
+  few,        //!< five values: ties in every tile
+  constant,   //!< one value: the first item wins
+  planted,    //!< few values, each extreme planted in three full tiles, late ones first, and once in the partial tile
+  tail,       //!< few values, with each extreme only in the last two items (the partial tile of a range ending there)
+  zeros,      //!< floats: negative numbers with -0.0 and +0.0 planted
+  tile_zeros, //!< floats: negative numbers; two -0.0 in one slot of tile 3, -0.0 then +0.0 in one slot of tile 5,
+              //!< +0.0 in tile 7 (ArgMax: the +0.0 of tile 5; ArgMin: the first -0.0 of tile 3)
+  nans,       //!< floats: NaNs of both signs planted
 };
 
 template <typename T>
@@ -70,7 +74,7 @@ std::vector<T> arranged(Arrangement a, std::size_t n, std::uint64_t seed)
   for (auto& v : values)
   {
     const double x = a == Arrangement::constant ? 7.0
-                     : a == Arrangement::zeros || a == Arrangement::nans
+                     : a == Arrangement::zeros || a == Arrangement::tile_zeros || a == Arrangement::nans
                          ? -static_cast<double>(random.between(1, 9)) / 8
                          : static_cast<double>(random.between(10, 14));
     v              = fold_test::from_double<T>(x);
@@ -84,6 +88,9 @@ std::vector<T> arranged(Arrangement a, std::size_t n, std::uint64_t seed)
       plant(t * tile + static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(tile) - 1)), 30.0);
       plant(t * tile + static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(tile) - 1)), 1.0);
     }
+  }
+  if (a == Arrangement::planted || a == Arrangement::tail)
+  {
     plant(n - 1, 30.0);
     plant(n - 2, 1.0);
   }
@@ -96,6 +103,14 @@ std::vector<T> arranged(Arrangement a, std::size_t n, std::uint64_t seed)
         plant(static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(n) - 1)), -0.0);
         plant(static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(n) - 1)), 0.0);
       }
+    }
+    if (a == Arrangement::tile_zeros)
+    {
+      plant(3 * tile + 40, -0.0);
+      plant(3 * tile + 41, -0.0);
+      plant(5 * tile + 100, -0.0);
+      plant(5 * tile + 101, 0.0);
+      plant(7 * tile + 9, 0.0);
     }
     if (a == Arrangement::nans)
     {
@@ -123,10 +138,17 @@ std::int64_t first_extreme(const std::vector<T>& values, OffsetT begin, OffsetT 
   return static_cast<std::int64_t>(best);
 }
 
+//! Checks the packed pair `packed` against the host: the index of the first extreme of `[begin, end)`, and that
+//! item's rank above it.
 template <bool ForMax, typename T>
-std::int64_t index_of(std::uint64_t packed)
+void check_pair(std::uint64_t packed, const std::vector<T>& values, OffsetT begin, OffsetT end)
 {
-  return fold::detail::PackedArgReduction<T, ForMax>::unpack(packed).key;
+  using Reduction             = fold::detail::PackedArgReduction<T, ForMax>;
+  const std::int64_t expected = first_extreme<ForMax>(values, begin, end);
+  INFO((ForMax ? "ArgMax" : "ArgMin") << ", expected index " << expected);
+  CHECK(Reduction::unpack(packed).key == expected);
+  const auto rank = Reduction::rank(typename Reduction::Values{}(values[static_cast<std::size_t>(expected)]));
+  CHECK(static_cast<std::uint32_t>(packed >> 32) == rank);
 }
 
 template <typename T>
@@ -138,10 +160,11 @@ void check_arg_agent()
   using Both             = Fused<std::uint64_t, std::uint64_t>;
   const std::size_t tile = tile_items<T>;
   std::vector<Arrangement> arrangements{
-      Arrangement::random, Arrangement::few, Arrangement::constant, Arrangement::planted};
+      Arrangement::random, Arrangement::few, Arrangement::constant, Arrangement::planted, Arrangement::tail};
   if constexpr (fold::is_floating_v<T>)
   {
     arrangements.push_back(Arrangement::zeros);
+    arrangements.push_back(Arrangement::tile_zeros);
     arrangements.push_back(Arrangement::nans);
   }
   const std::size_t n = 16 * tile + 300;
@@ -174,20 +197,20 @@ void check_arg_agent()
           arg_agent_kernel<T, PackedArgMax, PackArg<T, false>><<<1, 256>>>(d_in.get(), d_one.get(), begin, end);
           CUDA_REQUIRE(cudaGetLastError());
           CUDA_REQUIRE(cudaDeviceSynchronize());
-          CHECK(index_of<false, T>(d_one.front()) == first_extreme<false>(values, begin, end));
+          check_pair<false>(d_one.front(), values, begin, end);
           d_one.poison();
           arg_agent_kernel<T, PackedArgMax, PackArg<T, true>><<<1, 256>>>(d_in.get(), d_one.get(), begin, end);
           CUDA_REQUIRE(cudaGetLastError());
           CUDA_REQUIRE(cudaDeviceSynchronize());
-          CHECK(index_of<true, T>(d_one.front()) == first_extreme<true>(values, begin, end));
+          check_pair<true>(d_one.front(), values, begin, end);
           d_both.poison();
           arg_agent_kernel<T, Fused<PackedArgMax, PackedArgMax>, Fused<PackArg<T, false>, PackArg<T, true>>>
               <<<1, 256>>>(d_in.get(), d_both.get(), begin, end);
           CUDA_REQUIRE(cudaGetLastError());
           CUDA_REQUIRE(cudaDeviceSynchronize());
           const Both both = d_both.front();
-          CHECK(index_of<false, T>(both.first) == first_extreme<false>(values, begin, end));
-          CHECK(index_of<true, T>(both.second) == first_extreme<true>(values, begin, end));
+          check_pair<false>(both.first, values, begin, end);
+          check_pair<true>(both.second, values, begin, end);
         }
       }
     }

@@ -391,7 +391,7 @@ private:
   {
     using Loaded  = LoadedSlot<true>;
     const int tid = thread_rank();
-    AccumT pending;
+    AccumT pending{}; // set by the first tile's fold
     {
       Loaded loaded[vectors];
       LoadSlots<true>(begin, 0, loaded);
