@@ -337,11 +337,6 @@ struct WinnerFirst
     return ::cuda::std::bit_cast<T>(holds(words, better) ? better : static_cast<Bits>(better ^ sign));
   }
 
-  //! Whether the packed pairs of 1- and 2-byte items may leave their index for later (`fold_pending`): their
-  //! tiles are 16 words, whose search takes some 10 instructions a word against about 3 for a tile that does not
-  //! win, and early in a thread's range some lane of the warp wins nearly every tile.
-  static constexpr bool defers_index = packs_in_lanes_v<T>;
-
   //! The item of rank `r`.
   FOLD_DEVICE FOLD_FORCEINLINE static T value_of_rank(RankT r)
   {
@@ -388,7 +383,7 @@ struct WinnerFirst
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold_pending(std::uint64_t& pending, const VectorT (&loaded)[Slots], std::uint32_t ordinal)
   {
-    static_assert(defers_index, "WinnerFirst::fold_pending: 1- and 2-byte items");
+    static_assert(packs_in_lanes_v<T>, "WinnerFirst::fold_pending: 1- and 2-byte items");
     std::uint32_t words[Slots * sizeof(VectorT) / 4];
     tile_words(loaded, words);
     const RankT running = static_cast<RankT>(pending >> 32);
@@ -549,7 +544,10 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   static constexpr bool applies             = finds_winner_first_v<T> && Fold::applies;
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = applies;
-  static constexpr bool defers_index        = applies && packs_in_lanes_v<T>;
+  //! 1- and 2-byte items leave their index for later (`WinnerFirst::fold_pending`): their tiles are 16 words, whose
+  //! search takes some 10 instructions a word against about 3 for a tile that does not win, and early in a thread's
+  //! range some lane of the warp wins nearly every tile.
+  static constexpr bool defers_index = applies && packs_in_lanes_v<T>;
   //! The fewest full tiles of a block's range that leave the index for its end: below, the end's two block
   //! reductions and dependent load cost more than one half's searches save (ArgMax over int8 and uint8 about
   //! 1.08x the time at 2^24 with 2, docs/performance.md).
