@@ -19,14 +19,6 @@
 #include <type_traits>
 #include <vector>
 
-__global__ void fixed_offsets(int* offsets, int segments, int length)
-{
-  for (int s = blockIdx.x * 256 + threadIdx.x; s <= segments; s += 256 * gridDim.x)
-  {
-    offsets[s] = s * length;
-  }
-}
-
 void* temp                     = nullptr;
 constexpr std::size_t temp_cap = std::size_t{1} << 26; // ample for every call here
 

@@ -175,14 +175,6 @@ void sum_int8(int log2)
   CHECK(cudaFree(sums));
 }
 
-__global__ void fixed_offsets(int* offsets, int segments, int length)
-{
-  for (int s = blockIdx.x * 256 + threadIdx.x; s <= segments; s += 256 * gridDim.x)
-  {
-    offsets[s] = s * length;
-  }
-}
-
 template <typename T>
 void segmented(const char* type, int length)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the timing drivers in this folder share, on top of the benchmarks' own helpers (benchmarks/bench_common.cuh):
 // a check of every CUDA call, a spin kernel that holds the stream while the host queues a call's launches behind it,
-// fills of the input with values that are never all zero, and a median of event timings.
+// fills of the input with values that are never all zero, fixed-length segment offsets, and a median of event timings.
 #pragma once
 
 #include "../../bench_common.cuh"
@@ -56,6 +56,15 @@ __global__ void fill_hashed(T* x, std::size_t n, double scale = 2000.0, double o
     {
       x[i] = static_cast<T>(h >> 1);
     }
+  }
+}
+
+//! `offsets[s] = s * length` for `s` in `[0, segments]`: segments of one fixed length, grid-stride (blocks of 256).
+__global__ void fixed_offsets(int* offsets, int segments, int length)
+{
+  for (int s = blockIdx.x * 256 + threadIdx.x; s <= segments; s += 256 * gridDim.x)
+  {
+    offsets[s] = s * length;
   }
 }
 
