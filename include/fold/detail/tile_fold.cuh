@@ -511,6 +511,12 @@ inline constexpr bool folds_whole_tiles_v<PackedArgMax, T> = packs_in_lanes_v<T>
 template <typename OpT1, typename OpT2, typename T>
 inline constexpr bool folds_whole_tiles_v<Fused<OpT1, OpT2>, T> =
     folds_whole_tiles_v<OpT1, T>&& folds_whole_tiles_v<OpT2, T>;
+//! MinMax: `Min` and `Max` alone keep the cap, since they also serve TransformReduce, whose transforms fold item by
+//! item; their fused pair serves MinMax alone, with `ExtremumFirst`'s transforms, which fold whole tiles. Capped by
+//! its two 4-byte accumulators, MinMax over 1-byte items took two 16-byte vectors a thread a tile where Min alone
+//! takes four (docs/performance.md, "MinMax over 1-byte items: the whole tile"); 2-byte items fill the cap exactly.
+template <typename T>
+inline constexpr bool folds_whole_tiles_v<Fused<Min, Max>, T> = packs_in_lanes_v<T>;
 
 //! The `PackArg` an item transform of ArgMin/ArgMax is, or wraps (`PackArgOf<ShiftIndex<...>>`, in
 //! dispatch_reduce_distributed.cuh); `void` for any other transform.
