@@ -146,7 +146,9 @@ struct DispatchReduce
                                                            Rows>;
   //! Whether a thread's first tile costs more than its others (see `TileFold::searches_first_tile`): pass 1 then
   //! runs in one wave at every size. ArgMinMax over int8 at 2^28 items on an H100: 98.5 us in one wave, 124.1 in
-  //! four (the policy's above 128 MiB); at 2^30 357.7 against 358.2 (docs/performance.md).
+  //! four (the policy's above 128 MiB); at 2^30 357.7 against 358.2. With the index left for the end of a block's
+  //! range (1- and 2-byte items), four waves still took 1.02-1.26x the time on an H200 from 128 MiB
+  //! (docs/performance.md, "the one-wave rule under the deferred index").
   static constexpr bool searches_first_tile =
       is_vectorizable_input_v<InputIteratorT> &&
       TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::searches_first_tile;
