@@ -392,10 +392,16 @@ private:
     using Loaded  = LoadedSlot<true>;
     const int tid = thread_rank();
     AccumT pending{}; // set by the first tile's fold
+    AccumT first{};   // with `exact_first_tile`, the first tile's exact pair: the winner is nearly always there
     {
       Loaded loaded[vectors];
       LoadSlots<true>(begin, 0, loaded);
       TileFoldT::template fold_pending<true>(pending, loaded, 0u);
+      if constexpr (TileFoldT::exact_first_tile)
+      {
+        TileFoldT::template fold<true, BlockThreads * VectorItems>(
+            first, transform_, loaded, begin + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
+      }
     }
     std::uint32_t ordinal = 1; // below 2^32: the packed pairs apply to inputs of at most 2^32 items
     OffsetT tile_base     = begin + tile_items;
@@ -419,6 +425,7 @@ private:
     const AccumT exact = TileFoldT::template resolve<BlockThreads * VectorItems>(
         pending,
         storage_.best[0],
+        first,
         transform_,
         [&](std::uint32_t tile, auto&& visit)
         {

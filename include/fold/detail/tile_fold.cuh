@@ -55,6 +55,8 @@ struct TileFold
   //! Whether a block agent may fold its full tiles without the winner's index and find that index once at the end
   //! of its range (`fold_pending`, `resolve`; see AgentReduce's `ConsumeTilesDeferred`).
   static constexpr bool defers_index = false;
+  //! Whether such a block agent also searches each thread's first tile at once (see `TileFold<PackedArgMax>`).
+  static constexpr bool exact_first_tile = false;
 };
 
 //! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
@@ -475,6 +477,7 @@ struct ExtremumFirst
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
+  static constexpr bool exact_first_tile    = false;
   using Extreme                             = WinnerFirst<T, ForMax>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
@@ -558,6 +561,13 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   //! reductions and dependent load cost more than one half's searches save (ArgMax over int8 and uint8 about
   //! 1.08x the time at 2^24 with 2, docs/performance.md).
   static constexpr int min_deferred_tiles = 4;
+  //! 1-byte items: a block agent deferring the index also searches each thread's first tile at once (`fold`), and
+  //! where the range's winner is first met there it takes that pair instead of loading the tile again (`resolve`).
+  //! A tile of 16384 such items holds nearly every value the items take, so the winner is nearly always there: on
+  //! an H200 ArgMax and ArgMinMax over int8 and uint8 took 0.94-0.99 of the time at 2^26-2^28 and segmented ArgMax
+  //! over int8 0.96-0.97. Over 2-byte items (8192 a tile) the search was mostly wasted: half ArgMinMax 1.03-1.09x
+  //! at 2^24-2^26 (docs/performance.md, "the deferred range's end without the reload").
+  static constexpr bool exact_first_tile = defers_index && sizeof(T) == 1;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -575,14 +585,19 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   }
 
   //! The thread's exact packed pair if its `pending` one is the block's `best` (the highest rank, first met in
-  //! the lowest tile ordinal), found by reloading that tile (`reload(ordinal, visit)` loads it and calls
-  //! `visit(loaded, first_index)`); else 0, which every pair beats.
+  //! the lowest tile ordinal): with `exact_first_tile`, `first` (its exact pair of its first tile) where that is
+  //! the tile; else found by reloading that tile (`reload(ordinal, visit)` loads it and calls `visit(loaded,
+  //! first_index)`). Threads whose pending pair is not the best give 0, which every pair beats.
   template <int SlotStride, typename ReloadT>
   FOLD_DEVICE FOLD_FORCEINLINE static std::uint64_t
-  resolve(std::uint64_t pending, std::uint64_t best, const TransformOpT& pack, ReloadT&& reload)
+  resolve(std::uint64_t pending, std::uint64_t best, std::uint64_t first, const TransformOpT& pack, ReloadT&& reload)
   {
     std::uint64_t exact = 0;
-    if (pending == best)
+    if (exact_first_tile && pending == best && static_cast<std::uint32_t>(best) == ~std::uint32_t{0})
+    {
+      exact = first; // its first tile (ordinal 0) holds the winner: no reload
+    }
+    else if (pending == best)
     {
       reload(~static_cast<std::uint32_t>(best),
              [&](const auto& loaded, auto first_index)
@@ -609,6 +624,7 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   static constexpr bool any_load            = true;
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
+  static constexpr bool exact_first_tile    = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -671,6 +687,7 @@ struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
   static constexpr bool any_load            = true;
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
+  static constexpr bool exact_first_tile    = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -729,6 +746,7 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   //! Two halves search twice as often: from 2 full tiles (ArgMinMax over 1- and 2-byte items 0.88-0.95 of the time
   //! at 2^24 against 4, docs/performance.md).
   static constexpr int min_deferred_tiles = 2;
+  static constexpr bool exact_first_tile  = applies && FirstFold::exact_first_tile && SecondFold::exact_first_tile;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,
@@ -750,11 +768,15 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
 
   //! Each half resolved on its own: the two may have met their winners in different tiles.
   template <int SlotStride, typename AccumT, typename ReloadT>
-  FOLD_DEVICE FOLD_FORCEINLINE static AccumT
-  resolve(const AccumT& pending, const AccumT& best, const Fused<TransformT1, TransformT2>& transform, ReloadT&& reload)
+  FOLD_DEVICE FOLD_FORCEINLINE static AccumT resolve(const AccumT& pending,
+                                                     const AccumT& best,
+                                                     const AccumT& first,
+                                                     const Fused<TransformT1, TransformT2>& transform,
+                                                     ReloadT&& reload)
   {
-    return {FirstFold::template resolve<SlotStride>(pending.first, best.first, transform.first, reload),
-            SecondFold::template resolve<SlotStride>(pending.second, best.second, transform.second, reload)};
+    return {
+        FirstFold::template resolve<SlotStride>(pending.first, best.first, first.first, transform.first, reload),
+        SecondFold::template resolve<SlotStride>(pending.second, best.second, first.second, transform.second, reload)};
   }
 };
 
