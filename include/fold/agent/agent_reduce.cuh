@@ -382,7 +382,8 @@ private:
   //! (`TileFold::fold_pending`): its pending pair is its winner's rank and the ordinal of the first of its tiles that
   //! holds it. Then one block reduction finds the best pending pair (the highest rank, first met in the lowest
   //! ordinal); only threads whose pending pair is that one can hold the range's first winner (the tiles are
-  //! consecutive ranges of items), and they load that tile again and find their exact pair (`TileFold::resolve`).
+  //! consecutive ranges of items), and they load that tile again and find their exact pair (`TileFold::resolve`),
+  //! unless the tile is their first and `TileFold::exact_first_tile` had them search it at once (1-byte items).
   //! The partial tile is folded item by item into a pair of its own, and a second block reduction takes the best
   //! exact pair. A tile's search takes some 10 instructions a word, where a tile that does not win takes about 3, and
   //! early in a range some lane of a warp wins nearly every tile; here a tile that wins costs its extreme, and each
