@@ -3,15 +3,17 @@
 // (2^26 floats or int32, 2^27 halves), for the segment length distributions of issue 19:
 // - Sum over float for every distribution: fixed lengths (every power of two from 1 to 2^24 and odd ones),
 //   through offsets and through fold's fixed-size overload (`/sized`); uniform ranges; log-normal; power-law;
-//   bimodal; one huge segment among millions of tiny ones; many empty segments; and one distribution's segments
-//   in a random order (begin and end offsets given apart);
+//   bimodal; one huge segment among millions of tiny ones; many empty segments; and unsorted and overlapping
+//   segments (begin and end offsets given apart): two distributions' segments in a random order, and segments
+//   that each begin halfway through the one before;
 // - Sum over int32 and half, Min and ArgMax over float, for a representative subset of those;
 // - 64-bit offsets (`/off64`) for a few cases;
 // and fold::DeviceReduceAxes over the shapes of issues 6 and 19 (Sum over float; over half and int32 for five of
 // them, `axes/<shape>/<axes>/<type>`), against cub's segmented sum where it applies (the last axis). fold and cub in
 // one run on the same buffers, timed with CUDA events (one call between the events, the median of 9 calls after a
 // warm-up, 3 where a call takes over 5 ms; cub before and after fold, the two timings' ratio its run-to-run spread,
-// `cub_spread`); % of the datasheet peak counts the bytes that must move: the items, the offsets and the results.
+// `cub_spread`); % of the datasheet peak counts the bytes that must move: the items, the offsets and the results
+// (for unsorted and overlapping segments, the items as the 32-byte sectors each segment reads: every segment's own).
 // Random lengths come from fixed seeds, so every run measures the same segments. Results as Google Benchmark JSON
 // (benchmarks/report.py segmented turns them into benchmarks/results/segmented-bench.*).
 //
@@ -101,6 +103,7 @@ enum class Shape
   one_huge,  //!< half the items in one segment (in the middle), the other half in segments uniform in [a, b]
   empty,     //!< empty with probability c, else uniform in [a, b]
   shuffled,  //!< uniform in [a, b], the segments listed in a random order (begin and end offsets apart)
+  overlap,   //!< uniform in [a, b], each beginning halfway through the one before (begin and end offsets apart)
 };
 
 struct Distribution
@@ -131,6 +134,9 @@ const std::vector<Distribution> random_distributions = {
     {"empty50-1-64", Shape::empty, 1, 64, 0.5, 110},
     {"empty90-1-64", Shape::empty, 1, 64, 0.9, 111},
     {"shuffled-256-4096", Shape::shuffled, 256, 4096, 0, 104},
+    {"shuffled-1-64", Shape::shuffled, 1, 64, 0, 102},
+    {"overlap-256-4096", Shape::overlap, 256, 4096, 0, 112},
+    {"overlap-1-64", Shape::overlap, 1, 64, 0, 113},
 };
 
 const Distribution& distribution(const std::string& name)
@@ -146,8 +152,15 @@ const Distribution& distribution(const std::string& name)
   std::exit(1);
 }
 
+//! How far past an overlapping segment of `length` items the next one begins: halfway.
+std::int64_t overlap_step(std::int64_t length)
+{
+  return (length + 1) / 2;
+}
+
 //! The lengths of `d`'s segments, back to back, covering `items` items (a fixed length: as many whole segments as
-//! fit). The last random segment is cut to what is left.
+//! fit; overlapping ones each `overlap_step` past the one before, the last ending by `items`). The last random
+//! segment is cut to what is left.
 std::vector<std::int64_t> make_lengths(const Distribution& d, std::int64_t items)
 {
   std::vector<std::int64_t> lengths;
@@ -191,7 +204,7 @@ std::vector<std::int64_t> make_lengths(const Distribution& d, std::int64_t items
     }
     length = std::min(length, fill - total);
     lengths.push_back(length);
-    total += length;
+    total += d.shape == Shape::overlap ? overlap_step(length) : length;
   }
   if (d.shape == Shape::one_huge)
   {
@@ -205,7 +218,7 @@ void save_lengths(const Distribution& d, std::int64_t items, const std::vector<s
 {
   static std::set<std::string> saved;
   const char* dir = std::getenv("FOLD_LENGTHS_DIR");
-  if (dir == nullptr || d.shape == Shape::fixed || d.shape == Shape::shuffled)
+  if (dir == nullptr || d.shape == Shape::fixed || d.shape == Shape::shuffled || d.shape == Shape::overlap)
   {
     return;
   }
@@ -392,17 +405,18 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
   const std::vector<std::int64_t> lengths = make_lengths(d, capacity);
   save_lengths(d, capacity, lengths);
   const auto segments = static_cast<std::int64_t>(lengths.size());
-  // Back-to-back offsets; or, shuffled, the same segments listed in a random order, begins and ends apart.
+  // Back-to-back offsets; or the segments' begins and ends apart: shuffled, the same segments listed in a random
+  // order; overlapping, each beginning `overlap_step` past the one before.
   std::vector<OffsetT> offsets(lengths.size() + 1, 0);
   for (std::size_t i = 0; i < lengths.size(); ++i)
   {
     offsets[i + 1] = static_cast<OffsetT>(offsets[i] + lengths[i]);
   }
-  const std::int64_t items = static_cast<std::int64_t>(offsets.back());
-  const bool apart         = d.shape == Shape::shuffled;
+  std::int64_t items = static_cast<std::int64_t>(offsets.back());
+  const bool apart   = d.shape == Shape::shuffled || d.shape == Shape::overlap;
   std::vector<OffsetT> begins, ends;
   std::vector<std::int64_t> shuffled_lengths;
-  if (apart)
+  if (d.shape == Shape::shuffled)
   {
     std::vector<std::int64_t> order(lengths.size());
     for (std::size_t i = 0; i < order.size(); ++i)
@@ -421,7 +435,20 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
       shuffled_lengths.push_back(lengths[order[i]]);
     }
   }
-  const std::vector<std::int64_t>& listed = apart ? shuffled_lengths : lengths; // each output's segment length
+  else if (d.shape == Shape::overlap)
+  {
+    std::int64_t begin = 0;
+    items              = 0; // the segments' items, each counted once per segment that holds it
+    for (std::int64_t length : lengths)
+    {
+      begins.push_back(static_cast<OffsetT>(begin));
+      ends.push_back(static_cast<OffsetT>(begin + length));
+      items += length;
+      begin += overlap_step(length);
+    }
+  }
+  // Each output's segment length.
+  const std::vector<std::int64_t>& listed = d.shape == Shape::shuffled ? shuffled_lengths : lengths;
 
   Buffer<T> in(static_cast<std::size_t>(capacity));
   Buffer<FoldOut<O, T>> out(segments);
@@ -492,9 +519,21 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
   }
   state.counters["cub_spread"] = cub_again_s / cub_s;
   record_stream(state, stream_seconds(run_fold), stream_seconds(run_cub));
-  // Bytes that must move: the items, the offsets read (none through the fixed-size overload) and the results.
-  const double offsets_read        = apart ? 2.0 * segments : segments + 1.0;
-  const double item_bytes          = static_cast<double>(items) * sizeof(T);
+  // Bytes that must move: the items, the offsets read (none through the fixed-size overload) and the results. With
+  // begins and ends apart, a segment's items are the 32-byte sectors it reads, whoever else reads them too (the
+  // buffer is 256-byte aligned).
+  const double offsets_read = apart ? 2.0 * segments : segments + 1.0;
+  double item_bytes         = static_cast<double>(items) * sizeof(T);
+  if (apart)
+  {
+    item_bytes = 0;
+    for (std::int64_t i = 0; i < segments; ++i)
+    {
+      const auto begin = static_cast<std::int64_t>(begins[i]) * static_cast<std::int64_t>(sizeof(T));
+      const auto end   = static_cast<std::int64_t>(ends[i]) * static_cast<std::int64_t>(sizeof(T));
+      item_bytes += end > begin ? static_cast<double>(32 * ((end + 31) / 32 - begin / 32)) : 0.0;
+    }
+  }
   const double out_bytes           = static_cast<double>(segments) * sizeof(FoldOut<O, T>);
   const double cub_moved           = item_bytes + offsets_read * sizeof(OffsetT) + out_bytes;
   const double fold_moved          = Sized ? item_bytes + out_bytes : cub_moved;
@@ -503,6 +542,7 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
   state.counters["items"]          = static_cast<double>(items);
   state.counters["mean_length"]    = segments > 0 ? static_cast<double>(items) / segments : 0;
   state.counters["offset_bytes"]   = Sized ? 0 : sizeof(OffsetT);
+  state.counters["sector_bytes"]   = apart ? 1 : 0; // the items counted as sectors
   record(state, name, fold_s, cub_s, fold_moved, cub_moved);
 }
 
@@ -699,6 +739,12 @@ int main(int argc, char** argv)
   for (const Distribution& d : subset)
   {
     add_segmented<float, int, Op::ArgMax>(d);
+  }
+  // Unsorted and overlapping segments, short and long, for the other operators too.
+  for (const char* name : {"shuffled-1-64", "overlap-1-64", "overlap-256-4096"})
+  {
+    add_segmented<float, int, Op::Min>(distribution(name));
+    add_segmented<float, int, Op::ArgMax>(distribution(name));
   }
   // The fixed-size overload over the other types and operators, the small lengths most of all (lane runs of 2 or 4
   // items loaded whole where every run is and the input is aligned; issue 19 asks 90 % of peak).

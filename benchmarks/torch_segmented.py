@@ -8,9 +8,9 @@ Min over float, half and int32, and ArgMax over float where the lengths are fixe
 on the GPU with CUDA events: one call between the events, the median of 9 calls after a warm-up (3 where a call
 takes over 5 ms), as fold-segmented-bench times fold and cub. The random lengths are the bench's own: it writes
 them to $FOLD_LENGTHS_DIR (`<distribution>-<items>.i32`, int32), which this script reads; fixed lengths need no
-file. Cases through the fixed-size overload (`/sized`), with 64-bit offsets (`/off64`) or in a shuffled order are
-left out: torch has no form for them that differs from the base case, or none at all. A form torch does not
-support for a type (segment_reduce over int32, for one) is recorded as null.
+file. Cases through the fixed-size overload (`/sized`), with 64-bit offsets (`/off64`) or with begins and ends
+apart (shuffled, overlapping) are left out: torch has no form for them that differs from the base case, or none at
+all. A form torch does not support for a type (segment_reduce over int32, for one) is recorded as null.
 
 Usage, on the GPU machine (scripts/gpu-segmented.sh runs it):
   python3 benchmarks/torch_segmented.py <segmented-bench.json> <lengths dir> [torch-segmented.json]
@@ -50,7 +50,7 @@ def cases(bench):
         if parts[0] != "segmented" or len(parts) != 4:
             continue  # axes, or a variant (/sized, /off64)
         _, op, type_, dist = parts
-        if type_ not in DTYPES or dist.startswith("shuffled"):
+        if type_ not in DTYPES or dist.startswith(("shuffled", "overlap")):
             continue
         length = int(b.get("segment_length", 0))
         if op == "ArgMax" and length == 0:
