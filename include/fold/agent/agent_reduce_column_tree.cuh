@@ -386,8 +386,8 @@ private:
 
   //! Slots: leaf `leaf` folds slots `leaf`, `leaf + leaves`, ... of `SlotRows` rows (the whole ones), then row
   //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. 128 bytes of loads (eight rows of 16-byte vectors, 32 of
-  //! 4-byte columns; 256 with `AlignedRows`; or a slot's, if more) are issued before any is folded (the last batch's
-  //! too, under a predicate).
+  //! 4-byte columns; 256 with `AlignedRows` or a vector of four 4-byte columns; or a slot's, if more) are issued
+  //! before any is folded (the last batch's too, under a predicate).
   FOLD_DEVICE FOLD_FORCEINLINE void
   fold_slots(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
   {
@@ -453,10 +453,10 @@ private:
     }
     else
     {
-      // The rows in flight: as many bytes as eight rows of 16-byte vectors; sixteen with `AlignedRows` (1- and 2-byte
-      // items, whose launches hold half float's threads: a column's leaves are fixed by its tree, and a vector holds
-      // twice the columns), which then takes 124 registers, not 64 (docs/performance.md)
-      constexpr int Rows  = (AlignedRows ? 16 : 8) * V / W;
+      // The rows in flight: as many bytes as eight rows of 16-byte vectors; sixteen where the registers allow
+      // (`AlignedRows`, 124 registers instead of 64; 4-byte items' vectors in slots of a vector's rows, 128 instead of
+      // 80; docs/performance.md, "Axes: sixteen rows in flight")
+      constexpr int Rows  = (AlignedRows || (V == 4 && W == 4 && S == V) ? 16 : 8) * V / W;
       constexpr int Slots = S < Rows ? Rows / S : 1;
       for (std::int64_t j = 0; j < slots; j += Slots)
       {
