@@ -453,10 +453,11 @@ private:
     }
     else
     {
-      // The rows in flight: as many bytes as eight rows of 16-byte vectors; sixteen where the registers allow
-      // (`AlignedRows`, 124 registers instead of 64; 4-byte items' vectors in slots of a vector's rows, 128 instead of
-      // 80; docs/performance.md, "Axes: sixteen rows in flight")
-      constexpr int Rows  = (AlignedRows || (V == 4 && W == 4 && S == V) ? 16 : 8) * V / W;
+      // The rows in flight: as many bytes as eight rows of 16-byte vectors, or sixteen where the registers allow:
+      // `AlignedRows` (124 registers instead of 64), and a vector of four 4-byte columns in slots of a vector's rows
+      // (128 instead of 80; docs/performance.md, "Axes: sixteen rows in flight").
+      constexpr bool deep = AlignedRows || (V == 4 && W == V && S == V);
+      constexpr int Rows  = (deep ? 16 : 8) * V / W;
       constexpr int Slots = S < Rows ? Rows / S : 1;
       for (std::int64_t j = 0; j < slots; j += Slots)
       {
