@@ -305,6 +305,82 @@ TEST_CASE("Half columns over an outer axis: aligned rows of vectors, rows item b
   }
 }
 
+namespace
+{
+//! The sums over axis `axis` of `values` shaped `shape`, as floats, from an input `offset` items off.
+template <typename T>
+std::vector<float> sums_from(const std::vector<T>& values, std::vector<std::int64_t> shape, int axis, int offset)
+{
+  fold_test::DeviceBuffer<T> d_in(values.size() + 1);
+  CUDA_REQUIRE(cudaMemcpy(d_in.get() + offset, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+  std::int64_t outputs = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+  {
+    outputs *= static_cast<int>(d) == axis ? 1 : shape[d];
+  }
+  fold_test::DeviceBuffer<float> d_out(static_cast<std::size_t>(outputs));
+  d_out.poison();
+  const fold::Extents extents(shape.data(), static_cast<int>(shape.size()));
+  const int axes[1] = {axis};
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes) {
+        return fold::DeviceReduceAxes::Sum(temp, bytes, d_in.get() + offset, d_out.get(), extents, fold::Axes(axes, 1));
+      });
+  return d_out.to_host();
+}
+
+//! Every output of `shape` over `axis` from aligned rows (where those of 2-byte items are staged: `StagedRows`) against
+//! the same items one item off (the kernel that checks, a thread its own rows), and a few columns against the column
+//! alone.
+template <typename T>
+void check_staged(const std::vector<std::int64_t>& shape, int axis, std::uint64_t seed)
+{
+  std::int64_t items = 1;
+  for (auto e : shape)
+  {
+    items *= e;
+  }
+  const auto values = fold_test::random_values<T>(static_cast<std::size_t>(items), seed, fold_test::Values::full_range);
+  const auto aligned = sums_from(values, shape, axis, 0);
+  const auto checked = sums_from(values, shape, axis, 1);
+  REQUIRE(aligned.size() == checked.size());
+  std::int64_t differ = 0;
+  for (std::size_t i = 0; i < aligned.size(); ++i)
+  {
+    differ += fold_test::same_bits(aligned[i], checked[i]) ? 0 : 1;
+  }
+  CHECK(differ == 0);
+  // Columns alone: outputs of the first batch entry (shape [rows, cols] or [batch, rows, cols] over the rows).
+  const std::int64_t rows = shape[static_cast<std::size_t>(axis)], cols = shape.back();
+  for (std::int64_t c : {std::int64_t{0}, cols / 2, cols - 1})
+  {
+    INFO("column " << c);
+    std::vector<T> column(static_cast<std::size_t>(rows));
+    for (std::int64_t r = 0; r < rows; ++r)
+    {
+      column[static_cast<std::size_t>(r)] = values[static_cast<std::size_t>(r * cols + c)];
+    }
+    CHECK(fold_test::same_bits(aligned[static_cast<std::size_t>(c)], sums_from(column, {rows}, 0, 0)[0]));
+  }
+}
+} // namespace
+
+TEST_CASE("Outer axes of rows of one or two vectors: rows staged by warps, the bits of the kernel that checks",
+          "[device][axes]")
+{
+  // Where a launch of the column tree has 256 blocks or more with whole vectors, and a row of 2-byte items is one or
+  // two of them and aligned, each warp loads its leaves' slots whole and hands each thread its rows through shared
+  // memory (`StagedRows`). The bits must be those of the kernel that reads each thread's rows itself (the input one
+  // item off) and of each column alone, with inexact float sums: one and two threads a row, slots past the last
+  // whole batch of them and rows past the last whole slot, leaves of block and of warp segments, the middle axis of
+  // [batch, rows, cols] (5-80 MB each). Float rows of two vectors, which are not staged, the same way.
+  std::uint64_t seed = 960;
+  check_staged<__half>({128, 20001, 16}, 1, ++seed);
+  check_staged<__half>({300, 5003, 8}, 1, ++seed);
+  check_staged<__half>({300, 1201, 8}, 1, ++seed);
+  check_staged<float>({256, 20001, 8}, 1, ++seed);
+}
+
 TEST_CASE("Float sums over axes: within the bound, the same bits every run", "[device][axes][float]")
 {
   const std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>> cases = {{{1 << 10, 1 << 12}, {0}},

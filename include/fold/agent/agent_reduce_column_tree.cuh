@@ -128,6 +128,9 @@ struct ColumnTree
 //! @tparam WholeColumns  `tree.whole`: a thread takes whole column groups (always with runs)
 //! @tparam AlignedRows  every row's column groups are aligned vectors (the caller checked): no item-by-item loads,
 //!   whose registers would be the kernel's (eight 2-byte items a row: 128 registers against 64)
+//! @tparam StagedRows  with `AlignedRows`, a warp's threads cover whole rows (`col_threads * V == cols`): each warp
+//!   loads its leaves' slots 512 contiguous bytes an instruction and hands each thread its rows through shared
+//!   memory (`fold_slots_staged`; the kernel takes it for rows of at most two vectors of 2-byte items)
 //! @tparam AccumT  the accumulator: default-constructible, copyable
 //! @tparam TransformOpT  `(item, std::int64_t row) -> AccumT`, the row counted from the unit's first
 template <int BlockThreads,
@@ -136,6 +139,7 @@ template <int BlockThreads,
           int ThreadCols,
           bool WholeColumns,
           bool AlignedRows,
+          bool StagedRows,
           typename InputIteratorT,
           typename AccumT,
           typename ReductionOpT,
@@ -157,10 +161,19 @@ private:
                 "AgentReduceColumnTree: narrow columns are slots, a leaf a thread");
   static_assert(WholeColumns || SlotRows > 0, "AgentReduceColumnTree: runs take whole columns");
   static_assert(!WholeColumns || PackedCols == 0, "AgentReduceColumnTree: packed slots take a leaf a thread");
+  static_assert(!StagedRows || (AlignedRows && W == V && SlotRows == V && PackedCols == 0 && !WholeColumns),
+                "AgentReduceColumnTree: staged rows are a leaf's aligned vectors in slots of a vector's rows");
+
+  //! A block's folds of its columns, and with `StagedRows` each warp's slot of rows on its way to the threads.
+  struct StagedStorage : Uninitialized<AccumT, BlockThreads * C>
+  {
+    Uninitialized<Vector, BlockThreads*(SlotRows > 0 ? SlotRows : 1)> stage;
+  };
 
 public:
-  //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.
-  using TempStorage = Uninitialized<AccumT, BlockThreads * C>;
+  //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t` (and with `StagedRows`
+  //! the warps' staged slots).
+  using TempStorage = std::conditional_t<StagedRows, StagedStorage, Uninitialized<AccumT, BlockThreads * C>>;
 
   //! An agent over `[batch, rows, cols]` at `in`, reduced along `tree`.
   FOLD_DEVICE FOLD_FORCEINLINE AgentReduceColumnTree(TempStorage& storage,
@@ -334,7 +347,17 @@ private:
       AccumT aggregate[C];
       if (y_ < valid && col < cols_ && (PackedCols == 0 || x_ == 0))
       {
-        fold_slots(base, col, n, leaf, aggregate);
+        if constexpr (StagedRows)
+        {
+          // Staged where every leaf of the warp holds rows (the same for the whole warp).
+          const int warp_leaves = 32 / tree_.col_threads;
+          const bool staged     = y_ - (static_cast<int>(threadIdx.x) % 32) / tree_.col_threads + warp_leaves <= valid;
+          fold_slots_staged(base, col, n, leaf, staged, aggregate);
+        }
+        else
+        {
+          fold_slots(base, col, n, leaf, aggregate);
+        }
       }
       combine_row_groups<BlockThreads>(storage_.data(), aggregate, op_, y_, tree_.col_threads, leaves_, valid);
       if (y_ == 0 && valid > 0 && (PackedCols == 0 || x_ == 0))
@@ -385,9 +408,9 @@ private:
   }
 
   //! Slots: leaf `leaf` folds slots `leaf`, `leaf + leaves`, ... of `SlotRows` rows (the whole ones), then row
-  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. 128 bytes of loads (eight rows of 16-byte vectors, 32 of
-  //! 4-byte columns; 256 with `AlignedRows` or a vector of four 4-byte columns; or a slot's, if more) are issued
-  //! before any is folded (the last batch's too, under a predicate).
+  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. 128
+  //! bytes of loads (eight rows of 16-byte vectors, 32 of 4-byte columns; 256 with `AlignedRows` or a vector of four
+  //! 4-byte columns; or a slot's, if more) are issued before any is folded (the last batch's too, under a predicate).
   FOLD_DEVICE FOLD_FORCEINLINE void
   fold_slots(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
   {
@@ -493,6 +516,94 @@ private:
         load_at(base, rest_row * cols_ + col, col, last);
         fold_row(rest_row, last, slots == 0, aggregate);
       }
+    }
+  }
+
+  //! `fold_slots` with `StagedRows`: the same rows folded in the same order. Where every leaf of the warp holds rows
+  //! (`staged`, the same for the whole warp, every lane of which then calls it), its `32 / col_threads` leaves are
+  //! consecutive, so their slot `j` is `32 * S` contiguous 16-byte vectors: the warp loads it 512 bytes an
+  //! instruction (a thread its own leaf's rows would touch a line for each leaf), writes it to its part of shared
+  //! memory, and each thread reads back its own leaf's rows of its columns. A vector `c` of the slot sits at
+  //! `c ^ (c / 8 % 8)`, so that the writes and reads of each quarter warp meet eight different banks. Whole batches of
+  //! sixteen rows that every leaf of the warp has go so; the slots after them, and the other warps' slots, a slot at
+  //! a time from each thread.
+  FOLD_DEVICE FOLD_FORCEINLINE void fold_slots_staged(InputIteratorT base,
+                                                      std::int64_t col,
+                                                      std::int64_t n,
+                                                      std::int64_t leaf,
+                                                      bool staged,
+                                                      AccumT (&aggregate)[C]) const
+  {
+    constexpr int S              = SlotRows;
+    constexpr int Slots          = S < 16 ? 16 / S : 1; // sixteen rows in flight, as `fold_slots`' deep kernels
+    const int lane               = static_cast<int>(threadIdx.x) % 32;
+    const int col_threads        = tree_.col_threads;
+    const int own                = lane / col_threads; // the thread's leaf among the warp's
+    const std::int64_t leaves    = tree_.rule.leaves;
+    const std::int64_t stride    = leaves * S;
+    const std::int64_t whole     = n / S;
+    const std::int64_t slots     = whole > leaf ? (whole - 1 - leaf) / leaves + 1 : 0;
+    const std::int64_t last_leaf = leaf - own + 32 / col_threads - 1; // the warp's last leaf: the fewest slots
+    const std::int64_t shared    = staged && whole > last_leaf ? (whole - 1 - last_leaf) / leaves + 1 : 0;
+    const std::int64_t warp_row  = (leaf - own) * S; // the first row of the warp's first slot
+    Vector* stage                = storage_.stage.data() + (static_cast<int>(threadIdx.x) - lane) * S;
+    auto at                      = [](int c) { return c ^ (c / 8 % 8); };
+    std::int64_t j               = 0;
+    for (; j + Slots <= shared; j += Slots)
+    {
+      Vector lines[Slots][S];
+#pragma unroll
+      for (int s = 0; s < Slots; ++s)
+      {
+        const InputIteratorT slot = base + (warp_row + (j + s) * stride) * cols_;
+#pragma unroll
+        for (int i = 0; i < S; ++i)
+        {
+          lines[s][i] = *reinterpret_cast<const Vector*>(&slot[static_cast<std::int64_t>(i * 32 + lane) * V]);
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < Slots; ++s)
+      {
+#pragma unroll
+        for (int i = 0; i < S; ++i)
+        {
+          stage[at(i * 32 + lane)] = lines[s][i];
+        }
+        __syncwarp();
+        Cols rows[S];
+#pragma unroll
+        for (int k = 0; k < S; ++k)
+        {
+          rows[k] = stage[at((own * S + k) * col_threads + x_)];
+        }
+        __syncwarp(); // the stage is written again by the next slot
+#pragma unroll
+        for (int k = 0; k < S; ++k)
+        {
+          fold_row(leaf * S + (j + s) * stride + k, rows[k], j + s == 0 && k == 0, aggregate);
+        }
+      }
+    }
+    for (; j < slots; ++j)
+    {
+      Cols rows[S];
+#pragma unroll
+      for (int k = 0; k < S; ++k)
+      {
+        load_at(base, (leaf * S + j * stride + k) * cols_ + col, col, rows[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < S; ++k)
+      {
+        fold_row(leaf * S + j * stride + k, rows[k], j == 0 && k == 0, aggregate);
+      }
+    }
+    if (leaf < n % S)
+    {
+      Cols last;
+      load_at(base, (whole * S + leaf) * cols_ + col, col, last);
+      fold_row(whole * S + leaf, last, slots == 0, aggregate);
     }
   }
 

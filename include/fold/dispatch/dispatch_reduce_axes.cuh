@@ -364,7 +364,8 @@ struct DispatchReduceAxes
                                      decltype(packed)::value,
                                      decltype(thread_cols)::value,
                                      decltype(whole)::value,
-                                     decltype(aligned)::value>,
+                                     decltype(aligned)::value != 0,
+                                     decltype(aligned)::value == 2>,
                     grid,
                     higher_dim_threads,
                     stream,
@@ -383,10 +384,12 @@ struct DispatchReduceAxes
     // slots of whole vectors, one that loads a slot's rows as vectors. The slots `expand` makes: runs (a small
     // segment's lanes), slots of a vector's rows (the agents', and a large segment's partials), one-row slots (the
     // leaf groups' partials, and vectors of one item); and the slots of a vector's rows over narrow columns, over
-    // whole columns, and (eight items a vector or more) over aligned rows, one each.
+    // whole columns, and (eight items a vector or more) over aligned rows, one each, and over aligned rows of 2-byte
+    // items at most two vectors wide staged by warps.
     using Zero      = std::integral_constant<int, 0>;
-    using Aligned   = std::true_type;                 // every row's column groups aligned vectors
-    using Unchecked = std::false_type;                // the kernel checks
+    using Unchecked = std::integral_constant<int, 0>; // the kernel checks
+    using Aligned   = std::integral_constant<int, 1>; // every row's column groups aligned vectors
+    using Staged    = std::integral_constant<int, 2>; // aligned, a warp's rows loaded whole and staged
     using Whole     = std::true_type;                 // a thread a whole column group
     using Leaf      = std::false_type;                // a thread a leaf
     using Vec       = std::integral_constant<int, V>; // a vector's rows to a slot, or its columns to a thread
@@ -437,9 +440,19 @@ struct DispatchReduceAxes
             return go(Vec{}, Zero{}, Vec{}, Whole{}, Unchecked{});
           }
         }
+        [[maybe_unused]] const bool aligned =
+            l.step.cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % (sizeof(value_t<InT>) * V) == 0;
+        if constexpr (staged_tree_rows<InT>())
+        {
+          if (aligned && t.col_threads <= max_staged_col_threads &&
+              static_cast<std::int64_t>(t.col_threads) * V == l.step.cols)
+          {
+            return go(Vec{}, Zero{}, Vec{}, Leaf{}, Staged{});
+          }
+        }
         if constexpr (aligned_tree_rows<InT>())
         {
-          if (l.step.cols % V == 0 && reinterpret_cast<std::uintptr_t>(in) % (sizeof(value_t<InT>) * V) == 0)
+          if (aligned)
           {
             return go(Vec{}, Zero{}, Vec{}, Leaf{}, Aligned{});
           }

@@ -189,6 +189,22 @@ FOLD_HOST_DEVICE constexpr bool aligned_tree_rows()
   return column_vector_items<InputIteratorT>() >= 8;
 }
 
+//! Whether a `ColumnTreeKernel` launch of a leaf a thread over whole vectors may stage its rows (its `StagedRows`
+//! instantiation: a warp loads its leaves' slots whole and hands each thread its rows through shared memory), where
+//! a row is at most `max_staged_col_threads` vectors and the rows are aligned: 2-byte items. On an H200 half over
+//! axis 0 of [2^25, 8] (one thread a row) took 0.79 of the time so and [2^24, 16] (two) 0.91, where a warp's own
+//! loads touch 32 and 16 lines each; four threads a row ([2^23, 32] in half, [2^24, 16] in float) 1.02-1.04, and
+//! float [2^24, 4] (one) 1.00-1.02 (docs/performance.md, "Axes: a warp's rows loaded whole").
+template <typename InputIteratorT>
+FOLD_HOST_DEVICE constexpr bool staged_tree_rows()
+{
+  return column_vector_items<InputIteratorT>() == 8;
+}
+
+//! The most threads side by side over a row for which a `ColumnTreeKernel` launch stages its rows
+//! (`staged_tree_rows`).
+inline constexpr int max_staged_col_threads = 2;
+
 //! Whether a `ColumnTreeKernel` launch of slots may take whole columns (its `WholeColumns` instantiation): items of 4
 //! bytes or more, four or fewer a vector (nvcc gives the eight columns of 2-byte items 206 registers there, a block a
 //! multiprocessor).
@@ -213,15 +229,16 @@ template <typename InputIteratorT,
           int PackedCols,
           int ThreadCols,
           bool WholeColumns,
-          bool AlignedRows>
-FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIteratorT in,
-                                                                        OutputIteratorT out,
-                                                                        std::int64_t batch,
-                                                                        std::int64_t cols,
-                                                                        ColumnTree tree,
-                                                                        ReductionOpT op,
-                                                                        InitT init,
-                                                                        TransformOpT transform)
+          bool AlignedRows,
+          bool StagedRows>
+FOLD_KERNEL __launch_bounds__(higher_dim_threads, StagedRows ? 2 : 0) void ColumnTreeKernel(InputIteratorT in,
+                                                                                            OutputIteratorT out,
+                                                                                            std::int64_t batch,
+                                                                                            std::int64_t cols,
+                                                                                            ColumnTree tree,
+                                                                                            ReductionOpT op,
+                                                                                            InitT init,
+                                                                                            TransformOpT transform)
 {
   begin_dependent_kernel();
   using AgentT = AgentReduceColumnTree<higher_dim_threads,
@@ -230,6 +247,7 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads) void ColumnTreeKernel(InputIte
                                        ThreadCols,
                                        WholeColumns,
                                        AlignedRows,
+                                       StagedRows,
                                        InputIteratorT,
                                        AccumT,
                                        ReductionOpT,
