@@ -408,9 +408,9 @@ private:
   }
 
   //! Slots: leaf `leaf` folds slots `leaf`, `leaf + leaves`, ... of `SlotRows` rows (the whole ones), then row
-  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. 128
-  //! bytes of loads (eight rows of 16-byte vectors, 32 of 4-byte columns; 256 with `AlignedRows` or a vector of four
-  //! 4-byte columns; or a slot's, if more) are issued before any is folded (the last batch's too, under a predicate).
+  //! `n - n % SlotRows + leaf` if `leaf < n % SlotRows`. 128 bytes of loads (eight rows of 16-byte vectors, 32 of
+  //! 4-byte columns; 256 with `AlignedRows` or a vector of four 4-byte columns; or a slot's, if more) are issued
+  //! before any is folded (the last batch's too, under a predicate).
   FOLD_DEVICE FOLD_FORCEINLINE void
   fold_slots(InputIteratorT base, std::int64_t col, std::int64_t n, std::int64_t leaf, AccumT (&aggregate)[C]) const
   {
