@@ -219,6 +219,8 @@ FOLD_HOST_DEVICE constexpr bool whole_slot_columns()
 //! otherwise block `(tile, group, unit, b)` (a grid stride apart) holds the group's leaves, a thread each over
 //! `ThreadCols` columns, combined in shared memory. Each result is finalised with `init` and written to `out`.
 //! `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded as whole vectors.
+//! With `StagedRows` (`staged_tree_rows`) each warp loads its leaves' rows whole and stages them in shared memory;
+//! nvcc is asked for two blocks a multiprocessor there (128 registers).
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
