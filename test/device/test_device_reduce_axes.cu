@@ -371,13 +371,15 @@ TEST_CASE("Outer axes of rows of one or two vectors: rows staged by warps, the b
   // Where a launch of the column tree has 256 blocks or more with whole vectors, and a row of 2-byte items is one or
   // two of them and aligned, each warp loads its leaves' slots whole and hands each thread its rows through shared
   // memory (`StagedRows`). The bits must be those of the kernel that reads each thread's rows itself (the input one
-  // item off) and of each column alone, with inexact float sums: one and two threads a row, slots past the last
-  // whole batch of them and rows past the last whole slot, leaves of block and of warp segments, the middle axis of
-  // [batch, rows, cols] (5-80 MB each). Float rows of two vectors, which are not staged, the same way.
+  // item off) and of each column alone, with inexact float sums (half and bfloat16): one and two threads a row, slots
+  // past the last whole batch of them and rows past the last whole slot, leaves of block and of warp segments, the
+  // middle axis of [batch, rows, cols] (5-80 MB each). Float rows of two vectors, which are not staged, the same way.
   std::uint64_t seed = 960;
   check_staged<__half>({128, 20001, 16}, 1, ++seed);
   check_staged<__half>({300, 5003, 8}, 1, ++seed);
   check_staged<__half>({300, 1201, 8}, 1, ++seed);
+  check_staged<__nv_bfloat16>({128, 20001, 16}, 1, ++seed);
+  check_staged<__nv_bfloat16>({300, 5003, 8}, 1, ++seed);
   check_staged<float>({256, 20001, 8}, 1, ++seed);
 }
 
