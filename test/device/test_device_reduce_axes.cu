@@ -313,12 +313,8 @@ std::vector<float> sums_from(const std::vector<T>& values, std::vector<std::int6
 {
   fold_test::DeviceBuffer<T> d_in(values.size() + 1);
   CUDA_REQUIRE(cudaMemcpy(d_in.get() + offset, values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
-  std::int64_t outputs = 1;
-  for (std::size_t d = 0; d < shape.size(); ++d)
-  {
-    outputs *= static_cast<int>(d) == axis ? 1 : shape[d];
-  }
-  fold_test::DeviceBuffer<float> d_out(static_cast<std::size_t>(outputs));
+  fold_test::DeviceBuffer<float> d_out(
+      static_cast<std::size_t>(product(shape) / shape[static_cast<std::size_t>(axis)]));
   d_out.poison();
   const fold::Extents extents(shape.data(), static_cast<int>(shape.size()));
   const int axes[1] = {axis};
@@ -335,12 +331,8 @@ std::vector<float> sums_from(const std::vector<T>& values, std::vector<std::int6
 template <typename T>
 void check_staged(const std::vector<std::int64_t>& shape, int axis, std::uint64_t seed)
 {
-  std::int64_t items = 1;
-  for (auto e : shape)
-  {
-    items *= e;
-  }
-  const auto values = fold_test::random_values<T>(static_cast<std::size_t>(items), seed, fold_test::Values::full_range);
+  const auto values =
+      fold_test::random_values<T>(static_cast<std::size_t>(product(shape)), seed, fold_test::Values::full_range);
   const auto aligned = sums_from(values, shape, axis, 0);
   const auto checked = sums_from(values, shape, axis, 1);
   REQUIRE(aligned.size() == checked.size());

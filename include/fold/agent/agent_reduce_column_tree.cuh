@@ -167,7 +167,7 @@ private:
   //! A block's folds of its columns, and with `StagedRows` each warp's slot of rows on its way to the threads.
   struct StagedStorage : Uninitialized<AccumT, BlockThreads * C>
   {
-    Uninitialized<Vector, BlockThreads*(SlotRows > 0 ? SlotRows : 1)> stage;
+    Uninitialized<Vector, BlockThreads * V> stage; //!< each warp its slot of `32 * V` vectors (`SlotRows == V`)
   };
 
 public:
@@ -417,7 +417,7 @@ private:
     constexpr int S             = SlotRows;
     const std::int64_t stride   = static_cast<std::int64_t>(tree_.rule.leaves) * S; // rows between its slots
     const std::int64_t whole    = n / S;                                            // whole slots of the unit
-    const std::int64_t slots    = whole > leaf ? (whole - 1 - leaf) / tree_.rule.leaves + 1 : 0;
+    const std::int64_t slots    = slots_of(whole, leaf);
     const bool rest             = leaf < n % S;
     const std::int64_t first    = leaf * S;
     const std::int64_t rest_row = whole * S + leaf;
@@ -519,6 +519,12 @@ private:
     }
   }
 
+  //! The whole slots of `SlotRows` rows leaf `leaf` holds of a unit with `whole` of them, dealt round-robin.
+  FOLD_DEVICE FOLD_FORCEINLINE std::int64_t slots_of(std::int64_t whole, std::int64_t leaf) const
+  {
+    return whole > leaf ? (whole - 1 - leaf) / tree_.rule.leaves + 1 : 0;
+  }
+
   //! `fold_slots` with `StagedRows`: the same rows folded in the same order. Where every leaf of the warp holds rows
   //! (`staged`, the same for the whole warp, every lane of which then calls it), its `32 / col_threads` leaves are
   //! consecutive, so their slot `j` is `32 * S` contiguous 16-byte vectors: the warp loads it 512 bytes an
@@ -526,7 +532,8 @@ private:
   //! memory, and each thread reads back its own leaf's rows of its columns. A vector `c` of the slot sits at
   //! `c ^ (c / 8 % 8)`, so that the writes and reads of each quarter warp meet eight different banks. Whole batches of
   //! sixteen rows that every leaf of the warp has go so; the slots after them, and the other warps' slots, a slot at
-  //! a time from each thread.
+  //! a time from each thread (not through `fold_slots`, whose sixteen rows beside the staged ones cost the kernel
+  //! 5 KB of spills at 128 registers).
   FOLD_DEVICE FOLD_FORCEINLINE void fold_slots_staged(InputIteratorT base,
                                                       std::int64_t col,
                                                       std::int64_t n,
@@ -542,9 +549,9 @@ private:
     const std::int64_t leaves    = tree_.rule.leaves;
     const std::int64_t stride    = leaves * S;
     const std::int64_t whole     = n / S;
-    const std::int64_t slots     = whole > leaf ? (whole - 1 - leaf) / leaves + 1 : 0;
+    const std::int64_t slots     = slots_of(whole, leaf);
     const std::int64_t last_leaf = leaf - own + 32 / col_threads - 1; // the warp's last leaf: the fewest slots
-    const std::int64_t shared    = staged && whole > last_leaf ? (whole - 1 - last_leaf) / leaves + 1 : 0;
+    const std::int64_t shared    = staged ? slots_of(whole, last_leaf) : 0;
     const std::int64_t warp_row  = (leaf - own) * S; // the first row of the warp's first slot
     Vector* stage                = storage_.stage.data() + (static_cast<int>(threadIdx.x) - lane) * S;
     auto at                      = [](int c) { return c ^ (c / 8 % 8); };
