@@ -326,10 +326,10 @@ std::vector<float> sums_from(const std::vector<T>& values, std::vector<std::int6
 }
 
 //! Every output of `shape` over `axis` from aligned rows (where those of 2-byte items are staged: `StagedRows`) against
-//! the same items one item off (the kernel that checks, a thread its own rows), and a few columns against the column
-//! alone.
+//! the same items one item off (the kernel that checks, a thread its own rows), and a few columns of the first and the
+//! last batch entry against the column alone.
 template <typename T>
-void check_staged(const std::vector<std::int64_t>& shape, int axis, std::uint64_t seed)
+void check_columns(const std::vector<std::int64_t>& shape, int axis, std::uint64_t seed)
 {
   const auto values =
       fold_test::random_values<T>(static_cast<std::size_t>(product(shape)), seed, fold_test::Values::full_range);
@@ -342,17 +342,22 @@ void check_staged(const std::vector<std::int64_t>& shape, int axis, std::uint64_
     differ += fold_test::same_bits(aligned[i], checked[i]) ? 0 : 1;
   }
   CHECK(differ == 0);
-  // Columns alone: outputs of the first batch entry (shape [rows, cols] or [batch, rows, cols] over the rows).
+  // Columns alone: outputs of the first and the last batch entry (shape [rows, cols] or [batch, rows, cols] over the
+  // rows).
   const std::int64_t rows = shape[static_cast<std::size_t>(axis)], cols = shape.back();
-  for (std::int64_t c : {std::int64_t{0}, cols / 2, cols - 1})
+  const std::int64_t batch = product(shape) / (rows * cols);
+  for (std::int64_t b : {std::int64_t{0}, batch - 1})
   {
-    INFO("column " << c);
-    std::vector<T> column(static_cast<std::size_t>(rows));
-    for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c : {std::int64_t{0}, cols / 2, cols - 1})
     {
-      column[static_cast<std::size_t>(r)] = values[static_cast<std::size_t>(r * cols + c)];
+      INFO("batch entry " << b << ", column " << c);
+      std::vector<T> column(static_cast<std::size_t>(rows));
+      for (std::int64_t r = 0; r < rows; ++r)
+      {
+        column[static_cast<std::size_t>(r)] = values[static_cast<std::size_t>((b * rows + r) * cols + c)];
+      }
+      CHECK(fold_test::same_bits(aligned[static_cast<std::size_t>(b * cols + c)], sums_from(column, {rows}, 0, 0)[0]));
     }
-    CHECK(fold_test::same_bits(aligned[static_cast<std::size_t>(c)], sums_from(column, {rows}, 0, 0)[0]));
   }
 }
 } // namespace
@@ -367,12 +372,106 @@ TEST_CASE("Outer axes of rows of one or two vectors: rows staged by warps, the b
   // past the last whole batch of them and rows past the last whole slot, leaves of block and of warp segments, the
   // middle axis of [batch, rows, cols] (5-80 MB each). Float rows of two vectors, which are not staged, the same way.
   std::uint64_t seed = 960;
-  check_staged<__half>({128, 20001, 16}, 1, ++seed);
-  check_staged<__half>({300, 5003, 8}, 1, ++seed);
-  check_staged<__half>({300, 1201, 8}, 1, ++seed);
-  check_staged<__nv_bfloat16>({128, 20001, 16}, 1, ++seed);
-  check_staged<__nv_bfloat16>({300, 5003, 8}, 1, ++seed);
-  check_staged<float>({256, 20001, 8}, 1, ++seed);
+  check_columns<__half>({128, 20001, 16}, 1, ++seed);
+  check_columns<__half>({300, 5003, 8}, 1, ++seed);
+  check_columns<__half>({300, 1201, 8}, 1, ++seed);
+  check_columns<__nv_bfloat16>({128, 20001, 16}, 1, ++seed);
+  check_columns<__nv_bfloat16>({300, 5003, 8}, 1, ++seed);
+  check_columns<float>({256, 20001, 8}, 1, ++seed);
+}
+
+TEST_CASE("Outer axes whose trees go on past a block: the last block of a column tile finishes them",
+          "[device][axes][tail]")
+{
+  // A column of a large segment's length has units, each of more leaves than a block holds (leaf groups over several
+  // blocks). Where a launch has few blocks, its blocks write their partials and count themselves in per column tile;
+  // the last of a unit's groups combines them, and the last of the units folds theirs (`ColumnTail`), along the trees
+  // the two trailing launches took. Every output must have the bits of the input one item off and the columns those
+  // of the column alone: over a batch (vectors, and rows of three columns), and half rows of three and of sixteen
+  // columns; and, keeping a trailing launch, groups only (narrow columns; a partial last column tile of vectors, and
+  // 32 groups over tiles of 32 columns, `max_tail_passes`) and units only (packed rows of two columns).
+  std::uint64_t seed = 990;
+  check_columns<float>({3, 300001, 6}, 1, ++seed);
+  check_columns<float>({4, 300001, 3}, 1, ++seed);
+  check_columns<__half>({1048583, 3}, 0, ++seed);
+  check_columns<__half>({600001, 16}, 0, ++seed);
+  check_columns<float>({5000, 13}, 0, ++seed);
+  check_columns<float>({2, 70001, 1031}, 1, ++seed);
+  check_columns<float>({70001, 33}, 0, ++seed);
+  check_columns<float>({2000003, 2}, 0, ++seed);
+}
+
+TEST_CASE("Outer axes with a tail: captured into a graph, and back to back on one storage", "[device][axes][tail]")
+{
+  // Off a graph the main launch's block 0 clears the counting words under a call id of its own and the blocks wait
+  // for that id before they count themselves in; a graph's replays carry the same arguments, so there a kernel of its
+  // own clears them first. Both on storage that starts poisoned: every replay, and four calls of two shapes back to
+  // back on one stream with no wait between them, must give the bits of a plain call.
+  const std::vector<std::int64_t> first = {3, 300001, 6}, second = {2, 300001, 8};
+  const auto a =
+      fold_test::random_values<float>(static_cast<std::size_t>(product(first)), 1001, fold_test::Values::full_range);
+  const auto b =
+      fold_test::random_values<float>(static_cast<std::size_t>(product(second)), 1002, fold_test::Values::full_range);
+  const auto expect_a = sums_from(a, first, 1, 0);
+  const auto expect_b = sums_from(b, second, 1, 0);
+  fold_test::DeviceBuffer<float> d_a(a), d_b(b), out_a(expect_a.size()), out_b(expect_b.size());
+  cudaStream_t stream = nullptr;
+  CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto call_a = [&](void* temp, std::size_t& bytes) {
+    return fold::DeviceReduceAxes::Sum(temp, bytes, d_a.get(), out_a.get(), {3, 300001, 6}, {1}, stream);
+  };
+  auto call_b = [&](void* temp, std::size_t& bytes) {
+    return fold::DeviceReduceAxes::Sum(temp, bytes, d_b.get(), out_b.get(), {2, 300001, 8}, {1}, stream);
+  };
+  std::size_t bytes_a = 0, bytes_b = 0;
+  CUDA_REQUIRE(call_a(nullptr, bytes_a));
+  CUDA_REQUIRE(call_b(nullptr, bytes_b));
+  std::size_t bytes = bytes_a > bytes_b ? bytes_a : bytes_b;
+  fold_test::DeviceBuffer<unsigned char> d_temp(bytes);
+  auto same = [](const std::vector<float>& out, const std::vector<float>& expected)
+  {
+    std::int64_t differ = 0;
+    for (std::size_t i = 0; i < out.size(); ++i)
+    {
+      differ += fold_test::same_bits(out[i], expected[i]) ? 0 : 1;
+    }
+    return differ;
+  };
+
+  d_temp.poison();
+  cudaGraph_t graph = nullptr;
+  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  const cudaError_t status = call_a(d_temp.get(), bytes);
+  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+  CUDA_REQUIRE(status);
+  const auto types = fold_test::graph_node_types(graph);
+  CHECK(types.size() == 2); // the clearing kernel and the main launch
+  CHECK(std::count(types.begin(), types.end(), cudaGraphNodeTypeKernel) == 2);
+  cudaGraphExec_t exec = nullptr;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 3; ++replay)
+  {
+    INFO("replay " << replay);
+    out_a.poison();
+    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    CHECK(same(out_a.to_host(), expect_a) == 0);
+  }
+  CUDA_REQUIRE(cudaGraphExecDestroy(exec));
+  CUDA_REQUIRE(cudaGraphDestroy(graph));
+
+  d_temp.poison();
+  out_a.poison();
+  out_b.poison();
+  for (int k = 0; k < 2; ++k)
+  {
+    CUDA_REQUIRE(call_a(d_temp.get(), bytes));
+    CUDA_REQUIRE(call_b(d_temp.get(), bytes));
+  }
+  CUDA_REQUIRE(cudaStreamSynchronize(stream));
+  CHECK(same(out_a.to_host(), expect_a) == 0);
+  CHECK(same(out_b.to_host(), expect_b) == 0);
+  CUDA_REQUIRE(cudaStreamDestroy(stream));
 }
 
 TEST_CASE("Float sums over axes: within the bound, the same bits every run", "[device][axes][float]")

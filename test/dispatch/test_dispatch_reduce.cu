@@ -615,6 +615,27 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
     CHECK(rule.valid_leaves(6) == 2);   // one whole slot, rows 4 and 5 to leaves 0 and 1
     CHECK(rule.valid_leaves(3) == 3);   // no whole slot: a row to each of leaves 0-2
   }
+  SECTION("a main launch of few blocks takes its two trailing launches in as its tail")
+  {
+    // The last block of a column tile's leaf groups combines them, the last of its units folds theirs
+    // (`ColumnTail`): on 132 multiprocessors, for launches of at most 8 blocks a multiprocessor with both trailing
+    // launches, whose folds take at most two passes over a column tile.
+    const AxesLaunch* l = expand(std::int64_t{1} << 20, 64, count); // 8 groups, 16 units, 256 blocks
+    REQUIRE(count == 3);
+    CHECK(l[0].trailing == 2);
+    CHECK(Float::takes_tail(l, 0, 132));
+    CHECK(!Float::takes_tail(l, 0, 16));         // 16 blocks a multiprocessor
+    l = expand(std::int64_t{1} << 24, 4, count); // units only: one trailing launch
+    REQUIRE(count == 2);
+    CHECK(l[0].trailing == 1);
+    CHECK(!Float::takes_tail(l, 0, 132));
+    l = expand(300001, 64, count); // 32 groups over 32 columns a tile: four passes
+    REQUIRE(count == 3);
+    CHECK(!Float::takes_tail(l, 0, 132));
+    l = expand(256, 1 << 18, count); // whole columns: no trailing launch
+    CHECK(l[0].trailing == 0);
+    CHECK(!Float::takes_tail(l, 0, 132));
+  }
   SECTION("an exact reduction keeps the plan's step")
   {
     AxesLaunch launches[3];

@@ -28,6 +28,11 @@
 //! Rows are loaded as vectors of a thread's columns where they are aligned and item by item otherwise, the same items
 //! in the same order, so the tree depends only on the shape, never on the input's alignment. With `PackedCols` (rows of
 //! 2 to `V / 2` columns, slots only) a slot's rows are contiguous and loaded as whole vectors.
+//!
+//! The tail (`ColumnTail`): where a column's tree goes on past the block (leaf groups over several blocks, a large
+//! segment's units), the blocks write their partials and count themselves in, and the last block of a column tile's
+//! leaf groups combines them, then the last of its units folds the units' partials, along the trees later launches of
+//! those rules would take (`fold_tail`). That saves the launches' latency, about 4 us each on an H200.
 #pragma once
 
 #include <fold/agent/agent_reduce_columns.cuh>
@@ -38,6 +43,8 @@
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
+
+#include <cuda/atomic>
 
 #include <cstdint>
 #include <type_traits>
@@ -55,6 +62,17 @@ FOLD_HOST_DEVICE constexpr int log2_of(std::int64_t x)
     ++shift;
   }
   return shift;
+}
+
+//! The smallest power of two at least `x`.
+FOLD_HOST_DEVICE constexpr std::int64_t pow2_at_least(std::int64_t x)
+{
+  std::int64_t p = 1;
+  while (p < x)
+  {
+    p *= 2;
+  }
+  return p;
 }
 
 //! How the rows of a column are cut into units and leaves (see the file comment).
@@ -118,6 +136,30 @@ struct ColumnTree
     return (cols + per_tile - 1) / per_tile * groups * rule.units * batch;
   }
 };
+
+//! Where a `ColumnTreeKernel` launch of leaves a thread finishes its columns' trees itself (its `Tail` instantiation,
+//! see the file comment): its blocks' partials, `[batch, units, groups, cols]`, and the words they count themselves
+//! in with, first a unit's leaf groups' (`batch x units x col_tiles` of them), then a batch entry's units'
+//! (`batch x col_tiles`). Block 0 clears the `words` and then publishes `call` at `ready`; a block waits for that
+//! before it counts itself in, which it does only once its work item is folded (`call` 0: cleared before the launch,
+//! as under graph capture, where every replay carries the same arguments).
+template <typename AccumT>
+struct ColumnTail
+{
+  AccumT* partials          = nullptr;
+  unsigned* words           = nullptr;
+  int count                 = 0; //!< the words to clear
+  unsigned long long* ready = nullptr;
+  unsigned long long call   = 0;
+  int fold_leaves           = 0; //!< the units' partials' tree's leaves (`partials_column_rule`), slots of `V` rows
+};
+
+//! The leaves with rows of `ColumnRule{n, n, 1, leaves, slot_rows}`, rounded up to a power of two: the threads a
+//! column of the tail's folds takes (`AgentReduceColumnTree::fold_tail`).
+FOLD_HOST_DEVICE constexpr int tail_span(std::int64_t n, int leaves, int slot_rows)
+{
+  return static_cast<int>(pow2_at_least(ColumnRule{n, n, 1, leaves, slot_rows}.valid_leaves(n)));
+}
 
 //! @tparam BlockThreads  the threads of the block
 //! @tparam SlotRows  the tree's `slot_rows` (0: runs)
@@ -205,17 +247,41 @@ public:
 
   //! Reduces the block's work items, `blockIdx.x`, `blockIdx.x + gridDim.x`, ... of the
   //! `col_tiles x groups x units x batch` (column tile fastest), and writes each column's result, finalised with
-  //! `init`, to its place in `out`, a `[batch, units, groups, cols]` array. Every thread of the block calls it.
-  template <typename OutputIteratorT, typename InitT>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTiles(OutputIteratorT out, InitT init)
+  //! `init`, to its place in `out`, a `[batch, units, groups, cols]` array; with a `tail` (leaves a thread only) each
+  //! column's whole tree's result to `[batch, cols]` (`Tail`, whose code the other kernels leave out: inlined beside
+  //! the rows' loops it costs them registers). Every thread of the block calls it.
+  template <bool Tail, typename OutputIteratorT, typename InitT>
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeTiles(OutputIteratorT out, InitT init, const ColumnTail<AccumT>& tail)
   {
+    static_assert(!Tail || !WholeColumns, "AgentReduceColumnTree: a tail is a leaf a thread's");
     if constexpr (WholeColumns)
     {
       ConsumeWholeColumns(out, init);
     }
     else
     {
-      ConsumeLeaves(out, init);
+      ConsumeLeaves<Tail>(out, init, tail);
+    }
+  }
+
+  //! Clears the tail's words and publishes its call, from block 0 (see `ColumnTail`). Every thread of the grid calls
+  //! it, before its first work item.
+  FOLD_DEVICE FOLD_FORCEINLINE static void ClearTail(const ColumnTail<AccumT>& tail)
+  {
+    if (tail.call == 0 || blockIdx.x != 0)
+    {
+      return;
+    }
+    for (int i = static_cast<int>(threadIdx.x); i < tail.count; i += BlockThreads)
+    {
+      tail.words[i] = 0u;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+    {
+      __threadfence(); // the block's clearing stores, before the call that vouches for them
+      ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*tail.ready)
+          .store(tail.call, ::cuda::memory_order_release);
     }
   }
 
@@ -320,8 +386,8 @@ private:
 
   //! Slots: thread `(x, y)` holds leaf `g * Y + y` of the work item's leaf group `g`, over column group `x`; the
   //! block combines its leaves in shared memory.
-  template <typename OutputIteratorT, typename InitT>
-  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeLeaves(OutputIteratorT out, InitT init)
+  template <bool Tail, typename OutputIteratorT, typename InitT>
+  FOLD_DEVICE FOLD_FORCEINLINE void ConsumeLeaves(OutputIteratorT out, InitT init, const ColumnTail<AccumT>& tail)
   {
     const ColumnRule& rule       = tree_.rule;
     const std::int64_t per_tile  = static_cast<std::int64_t>(tree_.col_threads) * W;
@@ -367,12 +433,140 @@ private:
         {
           if (col + j < cols_)
           {
-            store_result(out + (((b * rule.units + unit) * groups + g) * cols_ + col + j),
-                         init.finalize(op_, storage_[j * BlockThreads + threadIdx.x]));
+            if constexpr (Tail)
+            {
+              tail.partials[((b * rule.units + unit) * groups + g) * cols_ + col + j] =
+                  storage_[j * BlockThreads + threadIdx.x];
+            }
+            else
+            {
+              store_result(out + (((b * rule.units + unit) * groups + g) * cols_ + col + j),
+                           init.finalize(op_, storage_[j * BlockThreads + threadIdx.x]));
+            }
           }
         }
       }
+      if constexpr (Tail)
+      {
+        finish_tile(out, init, tail, b, unit, tile, col_tiles, PackedCols > 0 ? 0 : tile * per_tile, n);
+      }
       __syncthreads(); // the shared folds are reused by the next block's work
+    }
+  }
+
+  //! The tail of work item `(tile, g, unit, b)`, whose partials the block has written: the last of the unit's leaf
+  //! groups over the tile (the launch's `groups` blocks) combines them as a launch of
+  //! `ColumnRule{groups, groups, 1, groups, 1}` would, into the unit's first group's place; then the last of the batch
+  //! entry's units over the tile folds their partials along `tail.fold_leaves` leaves and slots of a vector's rows
+  //! (`AgentSegmentedReduce::fold_partials`' tree, as the units' launch would). A tail's launch has both: `groups > 1`
+  //! and `units > 1`.
+  template <typename OutputIteratorT, typename InitT>
+  FOLD_DEVICE FOLD_FORCEINLINE void finish_tile(OutputIteratorT out,
+                                                InitT init,
+                                                const ColumnTail<AccumT>& tail,
+                                                std::int64_t b,
+                                                std::int64_t unit,
+                                                std::int64_t tile,
+                                                std::int64_t col_tiles,
+                                                std::int64_t tile_col,
+                                                std::int64_t n)
+  {
+    const ColumnRule& rule  = tree_.rule;
+    const int groups        = tree_.groups;
+    const std::int64_t per  = PackedCols > 0 ? cols_ : static_cast<std::int64_t>(tree_.col_threads) * W;
+    const int tile_cols     = static_cast<int>(cols_ - tile_col < per ? cols_ - tile_col : per);
+    AccumT* const unit_rows = tail.partials + b * rule.units * groups * cols_ + tile_col; // unit u at u * groups
+    AccumT* const partials  = unit_rows + unit * groups * cols_;                          // this unit's groups
+    __syncthreads(); // the block's partials written, its shared folds free
+    if (!arrive(tail, tail.words + (b * rule.units + unit) * col_tiles + tile, groups))
+    {
+      return;
+    }
+    const std::int64_t filled = (rule.valid_leaves(n) + leaves_ - 1) / leaves_; // the groups with leaves
+    fold_tail<1>(partials, cols_, filled, groups, tile_cols, [&](int c, const AccumT& value) { partials[c] = value; });
+    if (!arrive(tail, tail.words + (batch_ * rule.units + b) * col_tiles + tile, rule.units))
+    {
+      return;
+    }
+    fold_tail<column_vector_items<AccumT*>()>(
+        unit_rows,
+        groups * cols_,
+        rule.units,
+        tail.fold_leaves,
+        tile_cols,
+        [&](int c, const AccumT& value) { store_result(out + (b * cols_ + tile_col + c), init.finalize(op_, value)); });
+  }
+
+  //! Counts the block in at `word`; true in every thread for the block that completes the count of `count`. Every
+  //! thread calls it, once the block's writes are done (a release, which the block's barrier before it extends to
+  //! every thread's; the last block's acquire, to every thread's reads after it).
+  FOLD_DEVICE FOLD_FORCEINLINE static bool arrive(const ColumnTail<AccumT>& tail, unsigned* word, std::int64_t count)
+  {
+    bool last = false;
+    if (threadIdx.x == 0)
+    {
+      if (tail.call != 0)
+      {
+        ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> ready(*tail.ready);
+        while (ready.load(::cuda::memory_order_acquire) != tail.call)
+        {
+        }
+      }
+      last = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(*word).fetch_add(
+                 1u, ::cuda::memory_order_acq_rel) == static_cast<unsigned>(count - 1);
+    }
+    return __syncthreads_or(last) != 0;
+  }
+
+  //! Folds `n` rows, `rows[r * stride + c]` for the tile's columns `c < tile_cols`, along the tree of
+  //! `ColumnRule{n, n, 1, leaves, S}` (the same operators in the same order as a launch of that rule, a leaf a thread),
+  //! and hands column `c`'s result to `write(c, result)`: a pass of `BlockThreads / span` columns at a time, `span` the
+  //! leaves with rows rounded up to a power of two (at most `BlockThreads`, which the dispatch checks). Every thread
+  //! calls it.
+  template <int S, typename WriteT>
+  FOLD_DEVICE FOLD_FORCEINLINE void
+  fold_tail(const AccumT* rows, std::int64_t stride, std::int64_t n, int leaves, int tile_cols, WriteT write)
+  {
+    const int span           = tail_span(n, leaves, S);
+    const int lanes          = BlockThreads / span; // columns a pass
+    const int x              = static_cast<int>(threadIdx.x) % lanes;
+    const int y              = static_cast<int>(threadIdx.x) / lanes; // the thread's leaf
+    const int valid          = static_cast<int>(ColumnRule{n, n, 1, leaves, S}.valid_leaves(n));
+    const std::int64_t whole = n / S;
+    const std::int64_t slots = whole > y ? (whole - 1 - y) / leaves + 1 : 0; // dealt round-robin
+#pragma unroll 1
+    for (int c = x; c - x < tile_cols; c += lanes)
+    {
+      AccumT aggregate[1];
+      if (y < valid && c < tile_cols)
+      {
+#pragma unroll 1
+        for (std::int64_t j = 0; j < slots; ++j)
+        {
+          AccumT items[S];
+#pragma unroll
+          for (int k = 0; k < S; ++k)
+          {
+            items[k] = rows[((y + j * leaves) * S + k) * stride + c];
+          }
+#pragma unroll
+          for (int k = 0; k < S; ++k)
+          {
+            aggregate[0] = j == 0 && k == 0 ? items[k] : thread_op_(aggregate[0], items[k]);
+          }
+        }
+        if (y < n % S)
+        {
+          const AccumT item = rows[(whole * S + y) * stride + c];
+          aggregate[0]      = slots == 0 ? item : thread_op_(aggregate[0], item);
+        }
+      }
+      combine_row_groups<BlockThreads>(storage_.data(), aggregate, op_, y, lanes, span, valid);
+      if (y == 0 && c < tile_cols)
+      {
+        write(c, storage_[threadIdx.x]);
+      }
+      __syncthreads(); // the shared folds are reused by the next pass
     }
   }
 

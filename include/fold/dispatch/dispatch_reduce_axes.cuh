@@ -338,6 +338,7 @@ struct DispatchReduceAxes
                                 const AxesLaunch& l,
                                 ReductionOpT op,
                                 StepInitT init,
+                                const ColumnTail<AccumT>& tail,
                                 int sms,
                                 bool overlap,
                                 cudaStream_t stream)
@@ -354,30 +355,45 @@ struct DispatchReduceAxes
     const int grid              = static_cast<int>(blocks < max_grid ? blocks : max_grid);
     auto go                     = [&](auto slot_rows, auto packed, auto thread_cols, auto whole, auto aligned)
     {
-      return launch(ColumnTreeKernel<InT,
-                                     OutT,
-                                     ReductionOpT,
-                                     StepInitT,
-                                     AccumT,
-                                     Cast,
-                                     decltype(slot_rows)::value,
-                                     decltype(packed)::value,
-                                     decltype(thread_cols)::value,
-                                     decltype(whole)::value,
-                                     decltype(aligned)::value != 0,
-                                     decltype(aligned)::value == 2>,
-                    grid,
-                    higher_dim_threads,
-                    stream,
-                    overlap,
-                    in,
-                    out,
-                    l.step.batch,
-                    l.step.cols,
-                    t,
-                    op,
-                    init,
-                    Cast{});
+      auto with = [&](auto has_tail)
+      {
+        return launch(ColumnTreeKernel<InT,
+                                       OutT,
+                                       ReductionOpT,
+                                       StepInitT,
+                                       AccumT,
+                                       Cast,
+                                       decltype(slot_rows)::value,
+                                       decltype(packed)::value,
+                                       decltype(thread_cols)::value,
+                                       decltype(whole)::value,
+                                       decltype(aligned)::value != 0,
+                                       decltype(aligned)::value == 2,
+                                       decltype(has_tail)::value>,
+                      grid,
+                      higher_dim_threads,
+                      stream,
+                      overlap,
+                      in,
+                      out,
+                      l.step.batch,
+                      l.step.cols,
+                      t,
+                      op,
+                      init,
+                      Cast{},
+                      tail);
+      };
+      // A tail only ever follows slots of a vector's rows a leaf a thread (`takes_tail`; the one-row slots are the
+      // trailing launches themselves).
+      if constexpr (!decltype(whole)::value && decltype(slot_rows)::value > 1)
+      {
+        if (tail.partials != nullptr)
+        {
+          return with(std::true_type{});
+        }
+      }
+      return with(std::false_type{});
     };
     // Each slot size its own instantiation (nvcc kept every branch's addresses live at once: 204 registers for
     // a float sum with runs and slots in one kernel, 80 for slots alone), and rows narrower than a vector, dealt in
@@ -521,6 +537,7 @@ struct DispatchReduceAxes
       {
         first = slots(narrow_tree_cols<InT>());
       }
+      const int main    = count;
       launches[count++] = {column(s.batch, s.rows, s.cols), first};
       if (first.groups > 1)
       {
@@ -542,11 +559,57 @@ struct DispatchReduceAxes
         const int col_threads  = packed_fold > 0 ? 1 : tree_column_threads(s.cols, V_accum, top, 1);
         launches[count++]      = {column(s.batch, rule.units, s.cols), {fold, 1, col_threads, V_accum, false, {}, 0}};
       }
+      launches[main].trailing = count - main - 1;
     }
     else
     {
       launches[count++] = {s, {}};
     }
+  }
+
+  //! The most blocks a multiprocessor a main launch with a tail has (four waves of two): each block waits an atomic's
+  //! round trip to learn whether it is the last, which a launch of many waves pays more often than it saves.
+  static constexpr int max_tail_blocks_per_sm = 8;
+
+  //! The most passes over a column tile each of a tail's folds takes (`fold_tail`: a column a thread, each pass a
+  //! load's round trip and a tree), where a trailing launch would spread the tile's columns over a block's threads.
+  static constexpr int max_tail_passes = 2;
+
+  //! Whether main launch `launches[i]` finishes its columns' trees itself (`ColumnTail`), taking in both its trailing
+  //! launches (the groups' combine and the units' fold): at most `max_tail_blocks_per_sm` blocks a multiprocessor, a
+  //! leaf a thread over slots of two rows or more (the kernels with a `Tail`), and each trailing tree's leaves with
+  //! rows at most a block's threads in at most `max_tail_passes` passes, the units' partials in slots of a vector's
+  //! rows of the accumulator (only a tuning's other tiles differ). On an H200, half [2^24, 16] over axis 0 took 0.96
+  //! of the time (0.93 back to back) and float [2^20, 64] 0.99 (0.97); taking in one trailing launch gained nothing one
+  //! call (float [2^24, 4] and [2^25, 2], 1.00; docs/performance.md, "Axes: the trailing launches taken in by the last
+  //! blocks"). The bits are the same either way, so the choice may depend on the device.
+  static bool takes_tail(const AxesLaunch* launches, int i, int sms)
+  {
+    const AxesLaunch& l = launches[i];
+    const ColumnTree& t = l.tree;
+    if (l.trailing < 2 || t.whole || t.rule.slot_rows < 2 || tail_words(l) > INT32_MAX ||
+        t.slot_blocks(l.step.batch, l.step.cols) > max_tail_blocks_per_sm * static_cast<std::int64_t>(sms))
+    {
+      return false;
+    }
+    const std::int64_t per  = static_cast<std::int64_t>(t.col_threads) * t.thread_cols;
+    const std::int64_t tile = l.step.cols < per ? l.step.cols : per;
+    auto fits               = [&](std::int64_t span)
+    {
+      return span <= higher_dim_threads &&
+             (tile * span + higher_dim_threads - 1) / higher_dim_threads <= max_tail_passes;
+    };
+    const ColumnRule& fold = launches[i + 2].tree.rule;
+    return fits(t.groups) && fold.slot_rows == column_vector_items<AccumT*>() &&
+           fits(tail_span(fold.rows, fold.leaves, fold.slot_rows));
+  }
+
+  //! The words a main launch's tail counts its blocks in with (`ColumnTail`).
+  static std::int64_t tail_words(const AxesLaunch& l)
+  {
+    const std::int64_t per       = static_cast<std::int64_t>(l.tree.col_threads) * l.tree.thread_cols;
+    const std::int64_t col_tiles = (l.step.cols + per - 1) / per;
+    return l.step.batch * (l.tree.rule.units + 1) * col_tiles;
   }
 
   static cudaError_t Dispatch(void* d_temp_storage,
@@ -609,13 +672,32 @@ struct DispatchReduceAxes
         expand<AccumT*>(plan.step[i], facts.arch, launches, count);
       }
     }
-    // The layout: two buffers for the launches' results (launch i writes buffer i % 2), then the segmented step's
-    // own storage.
-    std::size_t buffer_items[2] = {0, 0};
-    for (int i = 0; i + 1 < count; ++i)
+    // The launches that run: each, or a main launch with its trailing ones taken in as its tail (`takes_tail`).
+    int run[max_launches];
+    bool tail[max_launches];
+    int runs                  = 0;
+    std::size_t partial_items = 0; // the largest tail's partials
+    std::size_t words         = 0; // and words
+    for (int i = 0; i < count; i += tail[runs - 1] ? launches[i].trailing + 1 : 1)
     {
-      const auto items    = static_cast<std::size_t>(launches[i].outputs());
-      buffer_items[i % 2] = buffer_items[i % 2] > items ? buffer_items[i % 2] : items;
+      run[runs]    = i;
+      tail[runs++] = !launches[i].step.last_dim && takes_tail(launches, i, facts.sms);
+      if (tail[runs - 1])
+      {
+        const auto items = static_cast<std::size_t>(launches[i].outputs());
+        const auto w     = static_cast<std::size_t>(tail_words(launches[i]));
+        partial_items    = partial_items > items ? partial_items : items;
+        words            = words > w ? words : w;
+      }
+    }
+    // The layout: two buffers for the results of the launches that run (run k writes buffer k % 2, the last `out`),
+    // the tails' partials, their call word and counting words, then the segmented step's own storage.
+    std::size_t buffer_items[2] = {0, 0};
+    for (int k = 0; k + 1 < runs; ++k)
+    {
+      const AxesLaunch& l = launches[run[k] + (tail[k] ? launches[run[k]].trailing : 0)]; // the one that writes
+      const auto items    = static_cast<std::size_t>(l.outputs());
+      buffer_items[k % 2] = buffer_items[k % 2] > items ? buffer_items[k % 2] : items;
     }
     std::size_t segmented_bytes = 0;
     if (launches[0].step.last_dim)
@@ -637,7 +719,10 @@ struct DispatchReduceAxes
     }
     auto round                  = [](std::size_t x) { return (x + align - 1) / align * align; };
     const std::size_t second    = round(buffer_items[0] * sizeof(AccumT));
-    const std::size_t segmented = second + round(buffer_items[1] * sizeof(AccumT));
+    const std::size_t partials  = second + round(buffer_items[1] * sizeof(AccumT));
+    const std::size_t ready     = partials + round(partial_items * sizeof(AccumT));
+    const std::size_t counting  = ready + (words > 0 ? round(sizeof(unsigned long long)) : 0);
+    const std::size_t segmented = counting + round(words * sizeof(unsigned));
     const std::size_t bytes     = align - 1 + segmented + segmented_bytes + 1;
     if (d_temp_storage == nullptr)
     {
@@ -653,14 +738,34 @@ struct DispatchReduceAxes
     char* base            = static_cast<char*>(align_up(d_temp_storage, align));
     AccumT* buffer[2]     = {reinterpret_cast<AccumT*>(base), reinterpret_cast<AccumT*>(base + second)};
     std::size_t seg_bytes = segmented_bytes;
-    for (int i = 0; i < count; ++i)
+    const bool captured   = words > 0 && is_capturing(stream);
+    for (int k = 0; k < runs; ++k)
     {
-      const AxesLaunch& l = launches[i];
-      const bool first    = i == 0;
-      const bool final    = i + 1 == count;
-      AccumT* const from  = first ? nullptr : buffer[(i - 1) % 2];
-      AccumT* const to    = buffer[i % 2];
+      const AxesLaunch& l = launches[run[k]];
+      const bool first    = k == 0;
+      const bool final    = k + 1 == runs;
+      AccumT* const from  = first ? nullptr : buffer[(k - 1) % 2];
+      AccumT* const to    = buffer[k % 2];
       cudaError_t error   = cudaSuccess;
+      ColumnTail<AccumT> t{};
+      if (tail[k])
+      {
+        // Cleared by the launch's block 0 under a call id of its own; under graph capture by a kernel before it.
+        t = {reinterpret_cast<AccumT*>(base + partials),
+             reinterpret_cast<unsigned*>(base + counting),
+             static_cast<int>(tail_words(l)),
+             reinterpret_cast<unsigned long long*>(base + ready),
+             captured ? 0 : next_call_id(),
+             launches[run[k] + 2].tree.rule.leaves};
+        if (captured)
+        {
+          error = launch(SegmentedClearKernel<unsigned>, 1, higher_dim_threads, stream, overlap, t.words, t.count);
+          if (error != cudaSuccess)
+          {
+            return error;
+          }
+        }
+      }
       if (l.step.last_dim) // only ever the first launch
       {
         error = final ? last_dim(base + segmented, seg_bytes, in, out, l.step, op, init, stream)
@@ -670,13 +775,13 @@ struct DispatchReduceAxes
       {
         if (first)
         {
-          error = final ? along_tree(in, out, l, op, init, sms, overlap, stream)
-                        : along_tree(in, to, l, op, NoInit<AccumT>{}, sms, overlap, stream);
+          error = final ? along_tree(in, out, l, op, init, t, sms, overlap, stream)
+                        : along_tree(in, to, l, op, NoInit<AccumT>{}, t, sms, overlap, stream);
         }
         else
         {
-          error = final ? along_tree(from, out, l, op, init, sms, overlap, stream)
-                        : along_tree(from, to, l, op, NoInit<AccumT>{}, sms, overlap, stream);
+          error = final ? along_tree(from, out, l, op, init, t, sms, overlap, stream)
+                        : along_tree(from, to, l, op, NoInit<AccumT>{}, t, sms, overlap, stream);
         }
       }
       else if (first)

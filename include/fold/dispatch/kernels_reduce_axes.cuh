@@ -43,6 +43,7 @@ struct AxesLaunch
 {
   AxesStep step;
   ColumnTree tree;
+  int trailing = 0; //!< the launches after it that finish its columns' trees (a tail may take them in)
 
   constexpr bool along_tree() const { return !step.last_dim && tree.rule.leaves > 0; }
   constexpr std::int64_t outputs() const
@@ -68,17 +69,6 @@ FOLD_HOST_DEVICE constexpr int packed_higher_dim_cols(std::int64_t cols)
 //! The fewest blocks a higher-dimension step is given while its column groups can be split further (a constant, so
 //! that the tree depends only on the shape, never on the device).
 inline constexpr std::int64_t min_higher_dim_blocks = 1024;
-
-//! The smallest power of two at least `x`.
-FOLD_HOST_DEVICE constexpr std::int64_t pow2_at_least(std::int64_t x)
-{
-  std::int64_t p = 1;
-  while (p < x)
-  {
-    p *= 2;
-  }
-  return p;
-}
 
 //! Threads that cover a row of `cols` columns, `vector_items` to a thread: the column groups rounded up to a power of
 //! two, at most a block's.
@@ -217,10 +207,12 @@ FOLD_HOST_DEVICE constexpr bool whole_slot_columns()
 //! `[batch, rows, cols]` -> `[batch, units, groups, cols]` along `tree` (`AgentReduceColumnTree`): with
 //! `WholeColumns` (runs, and slots of at most 32 leaves over many columns), a thread each column group's whole column;
 //! otherwise block `(tile, group, unit, b)` (a grid stride apart) holds the group's leaves, a thread each over
-//! `ThreadCols` columns, combined in shared memory. Each result is finalised with `init` and written to `out`.
+//! `ThreadCols` columns, combined in shared memory, and with a `tail` finishes the columns' trees where it is the last
+//! of them (`[batch, cols]` out). Each result is finalised with `init` and written to `out`.
 //! `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded as whole vectors.
 //! With `StagedRows` (`staged_tree_rows`) each warp loads its leaves' rows whole and stages them in shared memory;
-//! nvcc is asked for two blocks a multiprocessor there (128 registers).
+//! nvcc is asked for two blocks a multiprocessor there (128 registers), and with `Tail` (`tail` then names the
+//! partials and words), whose code alone took the kernel of half rows item by item from 128 registers to 178.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
@@ -232,17 +224,30 @@ template <typename InputIteratorT,
           int ThreadCols,
           bool WholeColumns,
           bool AlignedRows,
-          bool StagedRows>
-FOLD_KERNEL __launch_bounds__(higher_dim_threads, StagedRows ? 2 : 0) void ColumnTreeKernel(InputIteratorT in,
-                                                                                            OutputIteratorT out,
-                                                                                            std::int64_t batch,
-                                                                                            std::int64_t cols,
-                                                                                            ColumnTree tree,
-                                                                                            ReductionOpT op,
-                                                                                            InitT init,
-                                                                                            TransformOpT transform)
+          bool StagedRows,
+          bool Tail>
+FOLD_KERNEL __launch_bounds__(higher_dim_threads,
+                              StagedRows || Tail ? 2 : 0) void ColumnTreeKernel(InputIteratorT in,
+                                                                                OutputIteratorT out,
+                                                                                std::int64_t batch,
+                                                                                std::int64_t cols,
+                                                                                ColumnTree tree,
+                                                                                ReductionOpT op,
+                                                                                InitT init,
+                                                                                TransformOpT transform,
+                                                                                ColumnTail<AccumT> tail)
 {
-  begin_dependent_kernel();
+  // A launch with a tail is at most a few waves (`DispatchReduceAxes::takes_tail`): the next kernel is let in as its
+  // blocks end, as a grid of equal shares lets it in (`wait_for_previous_grid`; an H200 took 1.29x the time for 10
+  // calls over [2^25, 2] back to back when it was let in at the start, 256 blocks of three a multiprocessor).
+  if constexpr (Tail)
+  {
+    wait_for_previous_grid();
+  }
+  else
+  {
+    begin_dependent_kernel();
+  }
   using AgentT = AgentReduceColumnTree<higher_dim_threads,
                                        SlotRows,
                                        PackedCols,
@@ -255,7 +260,11 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads, StagedRows ? 2 : 0) void Colum
                                        ReductionOpT,
                                        TransformOpT>;
   __shared__ typename AgentT::TempStorage shared;
-  AgentT(shared, in, batch, cols, tree, op, transform).ConsumeTiles(out, init);
+  if constexpr (Tail)
+  {
+    AgentT::ClearTail(tail);
+  }
+  AgentT(shared, in, batch, cols, tree, op, transform).template ConsumeTiles<Tail>(out, init, tail);
 }
 
 } // namespace detail
