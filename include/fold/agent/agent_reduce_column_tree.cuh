@@ -458,8 +458,9 @@ private:
   //! groups over the tile (the launch's `groups` blocks) combines them as a launch of
   //! `ColumnRule{groups, groups, 1, groups, 1}` would, into the unit's first group's place; then the last of the batch
   //! entry's units over the tile folds their partials along `tail.fold_leaves` leaves and slots of a vector's rows
-  //! (`AgentSegmentedReduce::fold_partials`' tree, as the units' launch would). A tail's launch has both: `groups > 1`
-  //! and `units > 1`.
+  //! (`AgentSegmentedReduce::fold_partials`' tree, as the units' launch would). A tail's launch has both
+  //! (`DispatchReduceAxes::takes_tail`); the branches for one alone stay, as measured: without them nvcc spilled
+  //! 8-16 bytes in the half kernels with a tail, and half [2^24, 16] over axis 0 lost the gain.
   template <typename OutputIteratorT, typename InitT>
   FOLD_DEVICE FOLD_FORCEINLINE void finish_tile(OutputIteratorT out,
                                                 InitT init,
@@ -476,25 +477,35 @@ private:
     const std::int64_t per  = PackedCols > 0 ? cols_ : static_cast<std::int64_t>(tree_.col_threads) * W;
     const int tile_cols     = static_cast<int>(cols_ - tile_col < per ? cols_ - tile_col : per);
     AccumT* const unit_rows = tail.partials + b * rule.units * groups * cols_ + tile_col; // unit u at u * groups
-    AccumT* const partials  = unit_rows + unit * groups * cols_;                          // this unit's groups
+    auto result             = [&](int c, const AccumT& value)
+    { store_result(out + (b * cols_ + tile_col + c), init.finalize(op_, value)); };
     __syncthreads(); // the block's partials written, its shared folds free
-    if (!arrive(tail, tail.words + (b * rule.units + unit) * col_tiles + tile, groups))
+    if (groups > 1)
     {
-      return;
+      if (!arrive(tail, tail.words + (b * rule.units + unit) * col_tiles + tile, groups))
+      {
+        return;
+      }
+      const std::int64_t filled = (rule.valid_leaves(n) + leaves_ - 1) / leaves_; // the groups with leaves
+      AccumT* const partials    = unit_rows + unit * groups * cols_;
+      if (rule.units == 1)
+      {
+        fold_tail<1>(partials, cols_, filled, groups, tile_cols, result);
+        return;
+      }
+      fold_tail<1>(
+          partials, cols_, filled, groups, tile_cols, [&](int c, const AccumT& value) { partials[c] = value; });
     }
-    const std::int64_t filled = (rule.valid_leaves(n) + leaves_ - 1) / leaves_; // the groups with leaves
-    fold_tail<1>(partials, cols_, filled, groups, tile_cols, [&](int c, const AccumT& value) { partials[c] = value; });
-    if (!arrive(tail, tail.words + (batch_ * rule.units + b) * col_tiles + tile, rule.units))
+    if (rule.units > 1)
     {
-      return;
+      const std::int64_t first = groups > 1 ? batch_ * rule.units * col_tiles : 0; // the units' words
+      if (!arrive(tail, tail.words + first + b * col_tiles + tile, rule.units))
+      {
+        return;
+      }
+      fold_tail<column_vector_items<AccumT*>()>(
+          unit_rows, groups * cols_, rule.units, tail.fold_leaves, tile_cols, result);
     }
-    fold_tail<column_vector_items<AccumT*>()>(
-        unit_rows,
-        groups * cols_,
-        rule.units,
-        tail.fold_leaves,
-        tile_cols,
-        [&](int c, const AccumT& value) { store_result(out + (b * cols_ + tile_col + c), init.finalize(op_, value)); });
   }
 
   //! Counts the block in at `word`; true in every thread for the block that completes the count of `count`. Every
