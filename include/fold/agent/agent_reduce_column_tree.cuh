@@ -32,7 +32,8 @@
 //! The tail (`ColumnTail`): where a column's tree goes on past the block (leaf groups over several blocks, a large
 //! segment's units), the blocks write their partials and count themselves in, and the last block of a column tile's
 //! leaf groups combines them, then the last of its units folds the units' partials, along the trees later launches of
-//! those rules would take (`fold_tail`). That saves the launches' latency, about 4 us each on an H200.
+//! those rules would take (`fold_tail`). Where the main launch has both trailing launches and few blocks
+//! (`DispatchReduceAxes::takes_tail`), that saves their latency, about 4 us each on an H200.
 #pragma once
 
 #include <fold/agent/agent_reduce_columns.cuh>
