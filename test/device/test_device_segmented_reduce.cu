@@ -1219,7 +1219,7 @@ TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][se
 
 TEST_CASE("A segmented call through offsets captures as three kernels and replays", "[device][segmented][graph]")
 {
-  // The state the kernels share is cleared by a kernel (SegmentedClearKernel), not a memset, so that the call's
+  // The state the kernels share is cleared by a kernel (GridClearKernel), not a memset, so that the call's
   // launches chain through programmatic dependent launch; in a graph each replay clears it again. Every class, so
   // that replays go through every list; results poisoned before each replay and checked against the host exactly.
   const SegmentClasses sizes = classes<std::uint32_t>();
@@ -1280,7 +1280,7 @@ TEST_CASE("A segmented call through offsets captures as three kernels and replay
 TEST_CASE("Segmented calls through offsets reuse one temporary storage back to back", "[device][segmented][state]")
 {
   // Off a graph the warp kernel's block 0 clears the state the kernels share, under the call's id, and the other
-  // warps wait for that id before their first atomic (`SegmentedClear`). Four calls on one stream, no wait between
+  // warps wait for that id before their first atomic (`GridClear`). Four calls on one stream, no wait between
   // them, all on storage that starts poisoned: each finds the state its predecessor left (counters, lists, the
   // previous id) and must clear it itself. The mixes differ, so stale counters would list the wrong segments; every
   // result is poisoned first and checked against the host exactly.

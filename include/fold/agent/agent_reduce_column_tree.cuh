@@ -37,6 +37,7 @@
 #pragma once
 
 #include <fold/agent/agent_reduce_columns.cuh>
+#include <fold/grid/grid_clear.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/detail/output.cuh>
@@ -140,19 +141,15 @@ struct ColumnTree
 
 //! Where a `ColumnTreeKernel` launch of leaves a thread finishes its columns' trees itself (its `Tail` instantiation,
 //! see the file comment): its blocks' partials, `[batch, units, groups, cols]`, and the words they count themselves
-//! in with, first a unit's leaf groups' (`batch x units x col_tiles` of them), then a batch entry's units'
-//! (`batch x col_tiles`). Block 0 clears the `words` and then publishes `call` at `ready`; a block waits for that
-//! before it counts itself in, which it does only once its work item is folded (`call` 0: cleared before the launch,
-//! as under graph capture, where every replay carries the same arguments).
+//! in with (`clear`, cleared by block 0 under the call's id), first a unit's leaf groups' (`batch x units x col_tiles`
+//! of them), then a batch entry's units' (`batch x col_tiles`). A block counts itself in only once its work item is
+//! folded.
 template <typename AccumT>
 struct ColumnTail
 {
-  AccumT* partials          = nullptr;
-  unsigned* words           = nullptr;
-  int count                 = 0; //!< the words to clear
-  unsigned long long* ready = nullptr;
-  unsigned long long call   = 0;
-  int fold_leaves           = 0; //!< the units' partials' tree's leaves (`partials_column_rule`), slots of `V` rows
+  AccumT* partials = nullptr;
+  GridClear clear  = {};
+  int fold_leaves  = 0; //!< the units' partials' tree's leaves (`partials_column_rule`), slots of `V` rows
 };
 
 //! The leaves with rows of `ColumnRule{n, n, 1, leaves, slot_rows}`, rounded up to a power of two: the threads a
@@ -262,27 +259,6 @@ public:
     else
     {
       ConsumeLeaves<Tail>(out, init, tail);
-    }
-  }
-
-  //! Clears the tail's words and publishes its call, from block 0 (see `ColumnTail`). Every thread of the grid calls
-  //! it, before its first work item.
-  FOLD_DEVICE FOLD_FORCEINLINE static void ClearTail(const ColumnTail<AccumT>& tail)
-  {
-    if (tail.call == 0 || blockIdx.x != 0)
-    {
-      return;
-    }
-    for (int i = static_cast<int>(threadIdx.x); i < tail.count; i += BlockThreads)
-    {
-      tail.words[i] = 0u;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0)
-    {
-      __threadfence(); // the block's clearing stores, before the call that vouches for them
-      ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*tail.ready)
-          .store(tail.call, ::cuda::memory_order_release);
     }
   }
 
@@ -483,7 +459,7 @@ private:
     __syncthreads(); // the block's partials written, its shared folds free
     if (groups > 1)
     {
-      if (!arrive(tail, tail.words + (b * rule.units + unit) * col_tiles + tile, groups))
+      if (!arrive(tail, tail.clear.words + (b * rule.units + unit) * col_tiles + tile, groups))
       {
         return;
       }
@@ -500,7 +476,7 @@ private:
     if (rule.units > 1)
     {
       const std::int64_t first = groups > 1 ? batch_ * rule.units * col_tiles : 0; // the units' words
-      if (!arrive(tail, tail.words + first + b * col_tiles + tile, rule.units))
+      if (!arrive(tail, tail.clear.words + first + b * col_tiles + tile, rule.units))
       {
         return;
       }
@@ -517,12 +493,8 @@ private:
     bool last = false;
     if (threadIdx.x == 0)
     {
-      if (tail.call != 0)
+      while (!tail.clear.cleared())
       {
-        ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> ready(*tail.ready);
-        while (ready.load(::cuda::memory_order_acquire) != tail.call)
-        {
-        }
       }
       last = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(*word).fetch_add(
                  1u, ::cuda::memory_order_acq_rel) == static_cast<unsigned>(count - 1);

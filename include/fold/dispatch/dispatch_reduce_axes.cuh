@@ -752,14 +752,15 @@ struct DispatchReduceAxes
       {
         // Cleared by the launch's block 0 under a call id of its own; under graph capture by a kernel before it.
         t = {reinterpret_cast<AccumT*>(base + partials),
-             reinterpret_cast<unsigned*>(base + counting),
-             static_cast<int>(tail_words(l)),
-             reinterpret_cast<unsigned long long*>(base + ready),
-             captured ? 0 : next_call_id(),
+             {reinterpret_cast<unsigned*>(base + counting),
+              static_cast<int>(tail_words(l)),
+              reinterpret_cast<unsigned long long*>(base + ready),
+              captured ? 0 : next_call_id()},
              launches[run[k] + 2].tree.rule.leaves};
         if (captured)
         {
-          error = launch(SegmentedClearKernel<unsigned>, 1, higher_dim_threads, stream, overlap, t.words, t.count);
+          error =
+              launch(GridClearKernel<unsigned>, 1, higher_dim_threads, stream, overlap, t.clear.words, t.clear.count);
           if (error != cudaSuccess)
           {
             return error;

@@ -44,7 +44,7 @@ struct SegmentedLayout
   std::size_t align;
   std::size_t unit_counts; //!< `large_cap` counters, cleared with the state
   std::size_t clear_bytes; //!< the state and the counters
-  std::size_t ready;       //!< the call that cleared them (`SegmentedClear`)
+  std::size_t ready;       //!< the call that cleared them (`GridClear`)
   std::size_t large_list;  //!< `large_cap` large segments
   std::size_t block_list;  //!< `block_cap` block segments
   std::size_t warp_list;   //!< `block_cap` warp segments
@@ -397,13 +397,13 @@ struct DispatchSegmentedReduce
     auto* state = reinterpret_cast<SegmentedState*>(base);
     // The state is cleared by the warp kernel's block 0 under this call's id; a graph's replays all carry the same
     // arguments, so there a kernel of its own clears it first.
-    const SegmentedClear clear{reinterpret_cast<unsigned*>(base),
-                               static_cast<int>(layout.clear_bytes / sizeof(unsigned)),
-                               reinterpret_cast<unsigned long long*>(base + layout.ready),
-                               is_capturing(stream) ? 0 : next_call_id()};
+    const GridClear clear{reinterpret_cast<unsigned*>(base),
+                          static_cast<int>(layout.clear_bytes / sizeof(unsigned)),
+                          reinterpret_cast<unsigned long long*>(base + layout.ready),
+                          is_capturing(stream) ? 0 : next_call_id()};
     if (clear.call == 0)
     {
-      if (const cudaError_t error = launch(SegmentedClearKernel<unsigned>,
+      if (const cudaError_t error = launch(GridClearKernel<unsigned>,
                                            1,
                                            shape.block_threads,
                                            stream,

@@ -212,7 +212,7 @@ FOLD_HOST_DEVICE constexpr bool whole_slot_columns()
 //! `SlotRows` is the tree's `slot_rows` (0: runs); with `PackedCols`, a slot's rows are loaded as whole vectors.
 //! With `StagedRows` (`staged_tree_rows`) each warp loads its leaves' rows whole and stages them in shared memory;
 //! nvcc is asked for two blocks a multiprocessor there (128 registers), and with `Tail` (`tail` then names the
-//! partials and words), whose code alone took the kernel of half rows item by item from 128 registers to 178.
+//! partials and the words), whose code alone took the kernel of half rows item by item from 128 registers to 178.
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename ReductionOpT,
@@ -262,7 +262,7 @@ FOLD_KERNEL __launch_bounds__(higher_dim_threads,
   __shared__ typename AgentT::TempStorage shared;
   if constexpr (Tail)
   {
-    AgentT::ClearTail(tail);
+    tail.clear.clear_from_block0();
   }
   AgentT(shared, in, batch, cols, tree, op, transform).template ConsumeTiles<Tail>(out, init, tail);
 }

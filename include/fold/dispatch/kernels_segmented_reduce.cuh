@@ -28,6 +28,7 @@
 #include <fold/agent/agent_segmented_reduce.cuh>
 #include <fold/block/block_stage.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
+#include <fold/grid/grid_clear.cuh>
 #include <fold/tuning/tuning_reduce.cuh>
 #include <fold/util/arch.cuh>
 #include <fold/util/macros.cuh>
@@ -48,7 +49,7 @@ namespace detail
 {
 
 //! What `SegmentedWarpKernel` leaves for `SegmentedBlockKernel`, in the temporary storage, zeroed each call before
-//! its first atomic (see `SegmentedClear`).
+//! its first atomic (see `GridClear`).
 struct SegmentedState
 {
   static constexpr int count_shift               = 40;
@@ -91,19 +92,6 @@ struct SegmentedAgents
       typename AgentReduceFor<TuningT, Arch, AccumT*, AccumT, std::uint32_t, ReductionOpT, CastTo<AccumT>, void>::type;
   static constexpr SegmentClasses classes = SegmentClasses::make(segmented_policy(), shape);
   using Segment = AgentSegmentedReduce<Block, Partials, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
-};
-
-//! How `SegmentedWarpKernel` finds the state it shares with `SegmentedBlockKernel` cleared. `call` 0: cleared
-//! before it by `SegmentedClearKernel` (under graph capture, where every replay carries the same arguments).
-//! Otherwise its block 0 clears the `count` words at `words` (the state and the unit counters) as it starts, then
-//! publishes `call` (a `next_call_id`) at `ready`; a warp waits for that before its first atomic on the state, which
-//! most warps reach after their first group's loads, or never. That is one launch less a call.
-struct SegmentedClear
-{
-  unsigned* words;
-  int count;
-  unsigned long long* ready;
-  unsigned long long call;
 };
 
 //! A short warp segment of `SegmentedWarpKernel`, the `items` items at `in`, by its warp agent `WarpAgentT`, not
@@ -253,12 +241,12 @@ FOLD_HOST_DEVICE int fixed_vector_run(const SegmentClasses& classes, InputIterat
   }
 }
 
-//! Clears the `count` words of the state the warp and block kernels share, with one block, under graph capture (see
-//! `SegmentedClear`). A kernel rather than `cudaMemsetAsync`, so that a call's launches all overlap the kernel before
-//! them (programmatic dependent launch chains kernels only: a memset between two kernels puts their whole launch
-//! latency back between them).
+//! Clears the `count` words of a `GridClear` with one block, under graph capture (the segmented kernels' shared state,
+//! a column tree's tail). A kernel rather than `cudaMemsetAsync`, so that a call's launches all overlap the kernel
+//! before them (programmatic dependent launch chains kernels only: a memset between two kernels puts their whole
+//! launch latency back between them).
 template <typename WordT>
-FOLD_KERNEL void SegmentedClearKernel(WordT* words, int count)
+FOLD_KERNEL void GridClearKernel(WordT* words, int count)
 {
   begin_dependent_kernel();
   for (int i = static_cast<int>(threadIdx.x); i < count; i += static_cast<int>(blockDim.x))
@@ -292,26 +280,15 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                           std::int64_t* warp_list,
                                                           int large_cap,
                                                           int block_cap,
-                                                          SegmentedClear clear)
+                                                          GridClear clear)
 {
   begin_dependent_kernel();
   using Agents = SegmentedAgents<TuningT, FOLD_ARCH, InputIteratorT, AccumT, OffsetT, ReductionOpT, TransformOpT>;
   constexpr SegmentClasses sizes = Agents::classes;
   constexpr int warps            = kernel_policy<TuningT, FOLD_ARCH>.block_threads / 32;
-  ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> ready(*clear.ready);
-  if (clear.call != 0 && blockIdx.x == 0)
-  {
-    for (int i = static_cast<int>(threadIdx.x); i < clear.count; i += static_cast<int>(blockDim.x))
-    {
-      clear.words[i] = 0u;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0)
-    {
-      __threadfence(); // the block's clearing stores, before the call that vouches for them
-      ready.store(clear.call, ::cuda::memory_order_release);
-    }
-  }
+  // The state and the unit counters: cleared by block 0 as it starts (one launch less a call); a warp waits for that
+  // before its first atomic on the state, which most warps reach after their first group's loads, or never.
+  clear.clear_from_block0();
   bool cleared = clear.call == 0; // the same in every lane of a warp
   __shared__ typename Agents::Warp::TempStorage storage[warps];
   __shared__ unsigned char owners[warps][32]; // the lane of each wider small group, in the order of their tasks
@@ -495,9 +472,9 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     {
       return; // only small and empty segments in this group
     }
-    while (!cleared) // the state's atomics below wait for block 0's clear (see `SegmentedClear`)
+    while (!cleared) // the state's atomics below wait for block 0's clear (see `GridClear`)
     {
-      cleared = ready.load(::cuda::memory_order_acquire) == clear.call;
+      cleared = clear.cleared();
     }
     // Warp segments longer than one warp tile are listed for the block kernel, whose warps share them out over
     // the whole grid (a group's long warp segments reduced by its own warp leave most of the GPU idle). The rest,
