@@ -138,8 +138,10 @@ TEST_CASE("Long columns are cut into units, in one or several steps", "[device][
       {{4, 3000, 70}, {1}},      // batched
       {{3, 4000, 5, 9}, {1, 3}}, // the last dimension, then a batched higher one
       {{2, 1500, 3, 200, 4}, {0, 1, 3}},
-      {{70000}, {0}}, // everything: one segment
-      {{7, 9}, {}},   // nothing reduced
+      {{70000}, {0}},         // everything: one segment
+      {{7, 9}, {}},           // nothing reduced
+      {{1000, 16400}, {0}},   // wide rows of an exact sum: 4 units of 250 rows, then a step over 4
+      {{2, 300, 16384}, {1}}, // wide but short: 128-row units, batched
   };
   for (const auto& [shape, axes] : cases)
   {

@@ -6,8 +6,8 @@
 //! - the last dimension reduced, `[batch, rows]` -> `[batch]`: the segmented reduction with fixed-size segments;
 //! - a higher dimension reduced, `[batch, rows, cols]` -> `[batch, cols]`: `HigherDimKernel`, in which each thread
 //!   owns a column and folds a contiguous run of rows (Paddle's reduce over the highest dimension). Long columns
-//!   are cut into units of `rows_per_unit` rows, one partial row each, `[batch, units, cols]`, which the next step
-//!   reduces the same way.
+//!   are cut into units of `rows_per_unit` rows (wide rows of an exact commutative operator into fewer, longer ones,
+//!   `wide_rows_per_unit`), one partial row each, `[batch, units, cols]`, which the next step reduces the same way.
 //! Steps hand their results on in the accumulator type through the temporary storage; only the last applies the
 //! initial value. The nested reductions keep the row-major order of the reduced items (outer before inner), so an
 //! operator need only be associative, and every step's tree depends only on the shape.
@@ -47,6 +47,30 @@ constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
   return pow2_at_least(target);
 }
 
+//! Rows per unit of a step over rows of `cols` columns, for an exact commutative operator whose items are read
+//! `vector_items` columns to a thread (0: any other operator, `rows_per_unit`). Rows of at least `wide_min_groups`
+//! such column groups are cut into the fewest units (a power of two) that give `wide_blocks` blocks of 16 groups
+//! (`column_threads` then takes 16 a block): 256-byte pieces of a row a block, and partials of a few rows, where
+//! 128-row units left 1/128 of the input to a second launch. Where those units would be shorter than
+//! `unit_min_rows`, `rows_per_unit`. Such an operator gives the same result along any tree, so the units are the
+//! dispatch's choice. On an H200, int32 sums over axis 0 took 0.97 of the time for [4096, 65536] (one launch instead
+//! of two), 0.98 for [65536, 16384] and 0.99 for [16384, 16384] (docs/performance.md, "Axes: exact sums over wide
+//! rows").
+inline constexpr std::int64_t wide_min_groups = 4096;
+inline constexpr std::int64_t wide_blocks     = 1024;
+
+constexpr std::int64_t wide_rows_per_unit(std::int64_t rows, std::int64_t cols, std::int64_t vector_items)
+{
+  const std::int64_t groups = vector_items > 0 ? (cols + vector_items - 1) / vector_items : 0;
+  if (groups < wide_min_groups)
+  {
+    return rows_per_unit(rows, cols);
+  }
+  const std::int64_t units = pow2_at_least((wide_blocks * 16 + groups - 1) / groups);
+  const std::int64_t per   = (rows + units - 1) / units;
+  return per < unit_min_rows ? rows_per_unit(rows, cols) : per;
+}
+
 //! The steps of a reduction of `shape` over `axes`, and what the call produces.
 struct AxesPlan
 {
@@ -59,8 +83,10 @@ struct AxesPlan
 };
 
 //! With `whole_columns`, a higher-dimension step is never cut into units (`ColumnTreeKernel` then reduces each
-//! column along a tree of its own, see `DispatchReduceAxes::expand`).
-inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes, bool whole_columns = false)
+//! column along a tree of its own, see `DispatchReduceAxes::expand`). With `wide_vector_items` (an exact commutative
+//! operator's columns a thread, see `wide_rows_per_unit`), wide rows are cut into fewer, longer units.
+inline AxesPlan
+make_axes_plan(const Extents& shape, const Axes& axes, bool whole_columns = false, std::int64_t wide_vector_items = 0)
 {
   AxesPlan plan;
   if (shape.rank < 0 || shape.rank > max_rank || axes.repeated || axes.too_large || (axes.mask >> shape.rank) != 0)
@@ -160,7 +186,7 @@ inline AxesPlan make_axes_plan(const Extents& shape, const Axes& axes, bool whol
       cols *= extent[g];
     }
     const std::int64_t rows  = extent[inner];
-    const std::int64_t per   = whole_columns ? rows : rows_per_unit(rows, cols);
+    const std::int64_t per   = whole_columns ? rows : wide_rows_per_unit(rows, cols, wide_vector_items);
     const std::int64_t units = (rows + per - 1) / per;
     plan.step[plan.steps++]  = {false, batch, rows, cols, per, units};
     if (units > 1)
@@ -623,7 +649,9 @@ struct DispatchReduceAxes
                               cudaStream_t stream)
   {
     const DispatchHooks hooks = hooks_of<TuningT>();
-    const AxesPlan plan       = make_axes_plan(shape, axes, emulates_rows);
+    // An exact commutative operator (commutative, not `emulates_rows`) may take wide rows in fewer units.
+    const AxesPlan plan = make_axes_plan(
+        shape, axes, emulates_rows, is_commutative_v<ReductionOpT> ? column_vector_items<InputIteratorT>() : 0);
     if (!plan.valid)
     {
       return cudaErrorInvalidValue;
