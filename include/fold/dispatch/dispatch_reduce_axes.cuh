@@ -49,15 +49,15 @@ constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
 
 //! Rows per unit of a step over rows of `cols` columns, for an exact commutative operator whose items are read
 //! `vector_items` columns to a thread (0: any other operator, `rows_per_unit`). Rows of at least `wide_min_groups`
-//! such column groups are cut into the fewest units (a power of two) that give `wide_blocks` blocks of 16 groups
-//! (`column_threads` then takes 16 a block): 256-byte pieces of a row a block, and partials of a few rows, where
-//! 128-row units left 1/128 of the input to a second launch. Where those units would be shorter than
-//! `unit_min_rows`, `rows_per_unit`. Such an operator gives the same result along any tree, so the units are the
-//! dispatch's choice. On an H200, int32 sums over axis 0 took 0.97 of the time for [4096, 65536] (one launch instead
-//! of two), 0.98 for [65536, 16384] and 0.99 for [16384, 16384] (docs/performance.md, "Axes: exact sums over wide
-//! rows").
-inline constexpr std::int64_t wide_min_groups = 4096;
-inline constexpr std::int64_t wide_blocks     = 1024;
+//! such column groups are cut into the fewest units (a power of two) that give `min_higher_dim_blocks` blocks
+//! of `wide_block_groups` groups (`column_threads` then takes that many a block): 256-byte pieces of a row a block, and
+//! partials of a few rows, where 128-row units left 1/128 of the input to a second launch. Where those units would be
+//! shorter than `unit_min_rows`, `rows_per_unit`. Such an operator gives the same result along any tree, so the units
+//! are the dispatch's choice. On an H200, int32 sums over axis 0 took 0.97 of the time for [4096, 65536] (one launch
+//! instead of two), 0.98 for [65536, 16384] and 0.99 for [16384, 16384] (docs/performance.md, "Axes: exact sums over
+//! wide rows").
+inline constexpr std::int64_t wide_min_groups   = 4096;
+inline constexpr std::int64_t wide_block_groups = 16;
 
 constexpr std::int64_t wide_rows_per_unit(std::int64_t rows, std::int64_t cols, std::int64_t vector_items)
 {
@@ -66,7 +66,7 @@ constexpr std::int64_t wide_rows_per_unit(std::int64_t rows, std::int64_t cols, 
   {
     return rows_per_unit(rows, cols);
   }
-  const std::int64_t units = pow2_at_least((wide_blocks * 16 + groups - 1) / groups);
+  const std::int64_t units = pow2_at_least((min_higher_dim_blocks * wide_block_groups + groups - 1) / groups);
   const std::int64_t per   = (rows + units - 1) / units;
   return per < unit_min_rows ? rows_per_unit(rows, cols) : per;
 }
