@@ -140,8 +140,8 @@ TEST_CASE("Long columns are cut into units, in one or several steps", "[device][
       {{2, 1500, 3, 200, 4}, {0, 1, 3}},
       {{70000}, {0}},         // everything: one segment
       {{7, 9}, {}},           // nothing reduced
-      {{1000, 16400}, {0}},   // wide rows of an exact sum: 4 units of 250 rows, then a step over 4
-      {{2, 300, 16384}, {1}}, // wide but short: 128-row units, batched
+      {{300, 65536}, {0}},    // wide rows of an exact sum: one unit
+      {{2, 200, 65541}, {1}}, // the same, batched, a row not a whole number of vectors
   };
   for (const auto& [shape, axes] : cases)
   {

@@ -501,30 +501,23 @@ TEST_CASE("Axis plans merge dimensions and remove reduced groups innermost first
     CHECK(make_axes_plan({0, 5}, {1}).outputs == 0);
     CHECK(make_axes_plan({0, 5}, {1}).steps == 0);
   }
-  SECTION("an exact commutative operator over rows of 4096 column groups or more: the fewest units for 1024 blocks")
+  SECTION("an exact commutative operator over rows of 16384 column groups or more: one unit")
   {
-    // wide_vector_items = 4 (int32): 16 column groups a block, so 16384 groups want one unit, 4096 want four.
-    const auto square = make_axes_plan({16384, 16384}, {0}, false, 4);
-    REQUIRE(square.steps == 2);
-    CHECK(square.step[0].rows_per_unit == 4096);
-    CHECK(square.step[0].units == 4);
-    CHECK(square.step[1].rows == 4);
-    CHECK(square.step[1].units == 1);
+    // wide_vector_items = 4 (int32): 16 column groups a block, so 16384 groups give 1024 blocks.
     const auto wide = make_axes_plan({4096, 65536}, {0}, false, 4);
     REQUIRE(wide.steps == 1);
     CHECK(wide.step[0].units == 1);
-    const auto short_units = make_axes_plan({1000, 16400}, {0}, false, 4);
-    REQUIRE(short_units.steps == 2);
-    CHECK(short_units.step[0].rows_per_unit == 250);
-    CHECK(short_units.step[0].units == 4);
-    const auto short_rows = make_axes_plan({300, 16384}, {0}, false, 4); // 75-row units: 128-row ones instead
-    REQUIRE(short_rows.steps == 2);
-    CHECK(short_rows.step[0].rows_per_unit == 128);
-    CHECK(short_rows.step[0].units == 3);
-    const auto narrower = make_axes_plan({16384, 16380}, {0}, false, 4); // 4095 groups: 128-row units
-    REQUIRE(narrower.steps >= 2);
+    const auto batched = make_axes_plan({3, 5000, 65533}, {1}, false, 4);
+    REQUIRE(batched.steps == 1);
+    CHECK(batched.step[0].batch == 3);
+    CHECK(batched.step[0].units == 1);
+    const auto narrower = make_axes_plan({4096, 65532}, {0}, false, 4); // 16383 groups: 128-row units
+    REQUIRE(narrower.steps == 2);
     CHECK(narrower.step[0].rows_per_unit == 128);
-    CHECK(narrower.step[0].units == 128);
+    CHECK(narrower.step[0].units == 32);
+    const auto other = make_axes_plan({4096, 65536}, {0}); // any other operator: 128-row units
+    REQUIRE(other.steps == 2);
+    CHECK(other.step[0].units == 32);
   }
   SECTION("bad shapes and axes")
   {

@@ -14,9 +14,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
-template <typename T>
+template <typename T, bool Max = false>
 void run(const char* name, bool ncu, long long rows, long long cols, int axis)
 {
   T* in           = nullptr;
@@ -29,11 +30,24 @@ void run(const char* name, bool ncu, long long rows, long long cols, int axis)
   fill<<<1024, 256>>>(in, n, 0.5f);
   CHECK(cudaGetLastError());
   std::size_t axes_bytes = 0, sum_bytes = 0;
-  CHECK(fold::DeviceReduceAxes::Sum(nullptr, axes_bytes, in, out, {rows, cols}, {axis}));
+  // DeviceReduceAxes::Sum, or with `Max` Reduce with fold::Max (an exact operator, as an integer sum is).
+  auto reduce_axes = [&](void* storage)
+  {
+    if constexpr (Max)
+    {
+      return fold::DeviceReduceAxes::Reduce(
+          storage, axes_bytes, in, out, {rows, cols}, {axis}, fold::Max{}, std::numeric_limits<T>::lowest());
+    }
+    else
+    {
+      return fold::DeviceReduceAxes::Sum(storage, axes_bytes, in, out, {rows, cols}, {axis});
+    }
+  };
+  CHECK(reduce_axes(nullptr));
   CHECK(fold::DeviceReduce::Sum(nullptr, sum_bytes, in, whole, n));
   void* temp = nullptr;
   CHECK(cudaMalloc(&temp, (axes_bytes > sum_bytes ? axes_bytes : sum_bytes) + 16));
-  auto axes = [&] { return fold::DeviceReduceAxes::Sum(temp, axes_bytes, in, out, {rows, cols}, {axis}); };
+  auto axes = [&] { return reduce_axes(temp); };
   auto sum  = [&] { return fold::DeviceReduce::Sum(temp, sum_bytes, in, whole, n); };
   if (ncu)
   {
@@ -61,14 +75,15 @@ void run(const char* name, bool ncu, long long rows, long long cols, int axis)
   CHECK(cudaFree(whole));
 }
 
-// `axes-launches-driver <type> <rows> <cols> <axis>` or `axes-launches-driver ncu <type> <rows> <cols> <axis>`.
+// `axes-launches-driver <type> <rows> <cols> <axis>` or `axes-launches-driver ncu <type> <rows> <cols> <axis>`; a type of
+// `float-max` reduces floats with fold::Max instead of summing them.
 int main(int argc, char** argv)
 {
   const bool ncu         = argc > 1 && std::string(argv[1]) == "ncu";
   const int a            = ncu ? 2 : 1;
   if (argc < a + 4)
   {
-    std::printf("usage: axes-launches-driver [ncu] half|float|int32 rows cols axis\n");
+    std::printf("usage: axes-launches-driver [ncu] half|float|float-max|int32 rows cols axis\n");
     return 2;
   }
   const std::string type = argv[a];
@@ -82,6 +97,10 @@ int main(int argc, char** argv)
   else if (type == "float")
   {
     run<float>("float", ncu, rows, cols, axis);
+  }
+  else if (type == "float-max")
+  {
+    run<float, true>("float-max", ncu, rows, cols, axis);
   }
   else
   {

@@ -6,7 +6,7 @@
 //! - the last dimension reduced, `[batch, rows]` -> `[batch]`: the segmented reduction with fixed-size segments;
 //! - a higher dimension reduced, `[batch, rows, cols]` -> `[batch, cols]`: `HigherDimKernel`, in which each thread
 //!   owns a column and folds a contiguous run of rows (Paddle's reduce over the highest dimension). Long columns
-//!   are cut into units of `rows_per_unit` rows (wide rows of an exact commutative operator into fewer, longer ones,
+//!   are cut into units of `rows_per_unit` rows (but for the wide rows of an exact commutative operator,
 //!   `wide_rows_per_unit`), one partial row each, `[batch, units, cols]`, which the next step reduces the same way.
 //! Steps hand their results on in the accumulator type through the temporary storage; only the last applies the
 //! initial value. The nested reductions keep the row-major order of the reduced items (outer before inner), so an
@@ -48,27 +48,19 @@ constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
 }
 
 //! Rows per unit of a step over rows of `cols` columns, for an exact commutative operator whose items are read
-//! `vector_items` columns to a thread (0: any other operator, `rows_per_unit`). Rows of at least `wide_min_groups`
-//! such column groups are cut into the fewest units (a power of two) that give `min_higher_dim_blocks` blocks
-//! of `wide_block_groups` groups (`column_threads` then takes that many a block): 256-byte pieces of a row a block, and
-//! partials of a few rows, where 128-row units left 1/128 of the input to a second launch. Where those units would be
-//! shorter than `unit_min_rows`, `rows_per_unit`. Such an operator gives the same result along any tree, so the units
-//! are the dispatch's choice. On an H200, int32 sums over axis 0 took 0.97 of the time for [4096, 65536] (one launch
-//! instead of two), 0.98 for [65536, 16384] and 0.99 for [16384, 16384] (docs/performance.md, "Axes: exact sums over
-//! wide rows").
-inline constexpr std::int64_t wide_min_groups   = 4096;
+//! `vector_items` columns to a thread (0: any other operator, `rows_per_unit`). Rows of so many column groups that
+//! `wide_block_groups` of them a block give `min_higher_dim_blocks` blocks are one unit: the step is one launch,
+//! where 128-row units left 1/128 of the input to a second one. Such an operator gives the same result along any
+//! tree, so the units are the dispatch's choice. On an H200 int32 sums over axis 0 took 0.96-0.97 of the time for
+//! [4096, 65536] and 0.89 for [1024, 65536], float Max 0.98 for [4096, 65536]; the fewest units for narrower rows
+//! (four for [16384, 16384]) took 0.98-1.02 for int32 sums and 1.01-1.03 for float Max, and are not taken
+//! (docs/performance.md, "Axes: exact sums over wide rows").
 inline constexpr std::int64_t wide_block_groups = 16;
 
 constexpr std::int64_t wide_rows_per_unit(std::int64_t rows, std::int64_t cols, std::int64_t vector_items)
 {
   const std::int64_t groups = vector_items > 0 ? (cols + vector_items - 1) / vector_items : 0;
-  if (groups < wide_min_groups)
-  {
-    return rows_per_unit(rows, cols);
-  }
-  const std::int64_t units = pow2_at_least((min_higher_dim_blocks * wide_block_groups + groups - 1) / groups);
-  const std::int64_t per   = (rows + units - 1) / units;
-  return per < unit_min_rows ? rows_per_unit(rows, cols) : per;
+  return groups >= min_higher_dim_blocks * wide_block_groups ? rows : rows_per_unit(rows, cols);
 }
 
 //! The steps of a reduction of `shape` over `axes`, and what the call produces.
@@ -84,7 +76,7 @@ struct AxesPlan
 
 //! With `whole_columns`, a higher-dimension step is never cut into units (`ColumnTreeKernel` then reduces each
 //! column along a tree of its own, see `DispatchReduceAxes::expand`). With `wide_vector_items` (an exact commutative
-//! operator's columns a thread, see `wide_rows_per_unit`), wide rows are cut into fewer, longer units.
+//! operator's columns a thread, see `wide_rows_per_unit`), wide rows are one unit.
 inline AxesPlan
 make_axes_plan(const Extents& shape, const Axes& axes, bool whole_columns = false, std::int64_t wide_vector_items = 0)
 {
@@ -649,7 +641,7 @@ struct DispatchReduceAxes
                               cudaStream_t stream)
   {
     const DispatchHooks hooks = hooks_of<TuningT>();
-    // An exact commutative operator (commutative, not `emulates_rows`) may take wide rows in fewer units.
+    // An exact commutative operator (commutative, not `emulates_rows`) takes wide rows as one unit.
     const AxesPlan plan = make_axes_plan(
         shape, axes, emulates_rows, is_commutative_v<ReductionOpT> ? column_vector_items<InputIteratorT>() : 0);
     if (!plan.valid)
