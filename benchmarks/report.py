@@ -502,8 +502,8 @@ def segmented(src):
             table(out, rest)
         axes = [r for r in rows if r["kind"] == "axes"]
         if axes:
-            out.write("## Axis reductions, Sum over float, or over the type the name ends in (cub where the reduced axes "
-                      "are the last ones)\n\n")
+            out.write("## Axis reductions, Sum over float, or over the type the name ends in; Max where it ends in /max "
+                      "(torch.amax beside it; cub where the reduced axes are the last ones)\n\n")
             table(out, axes)
     sys.stdout.write(summary.getvalue())
     try:

@@ -9,7 +9,8 @@
 // - Sum over int32 and half, Min and ArgMax over float, for a representative subset of those;
 // - 64-bit offsets (`/off64`) for a few cases;
 // and fold::DeviceReduceAxes over the shapes of issues 6 and 19 (Sum over float; over half and int32 for five of
-// them, `axes/<shape>/<axes>/<type>`), against cub's segmented sum where it applies (the last axis). fold and cub in
+// them, `axes/<shape>/<axes>/<type>`; Max over float for seven and over half for two, `.../[half/]max`), against
+// cub's segmented sum or max where it applies (the last axis). fold and cub in
 // one run on the same buffers, timed with CUDA events (one call between the events, the median of 9 calls after a
 // warm-up, 3 where a call takes over 5 ms; cub before and after fold, the two timings' ratio its run-to-run spread,
 // `cub_spread`); % of the datasheet peak counts the bytes that must move: the items, the offsets and the results
@@ -314,12 +315,13 @@ enum class Op
 {
   Sum,
   Min,
+  Max, //!< the axis cases only
   ArgMax
 };
 
 const char* op_name(Op op)
 {
-  return op == Op::Sum ? "Sum" : op == Op::Min ? "Min" : "ArgMax";
+  return op == Op::Sum ? "Sum" : op == Op::Min ? "Min" : op == Op::Max ? "Max" : "ArgMax";
 }
 
 template <Op O, typename T>
@@ -381,9 +383,10 @@ bool agree(const FoldOut<O, T>& mine, const CubOut<O, T>& theirs, std::int64_t l
     }
     return mine.key == theirs.key && static_cast<float>(mine.value) == static_cast<float>(theirs.value);
   }
-  else if constexpr (O == Op::Min)
+  else if constexpr (O == Op::Min || O == Op::Max)
   {
-    return length == 0 ? static_cast<float>(mine) == inf : static_cast<float>(mine) == static_cast<float>(theirs);
+    return length == 0 ? static_cast<float>(mine) == (O == Op::Min ? inf : -inf)
+                       : static_cast<float>(mine) == static_cast<float>(theirs);
   }
   else if constexpr (std::is_integral_v<T>)
   {
@@ -566,10 +569,12 @@ struct RowOffset
   __host__ __device__ int operator()(int i) const { return i * stride; }
 };
 
-//! `[d0, ..., dk]` of `T` summed over `axes`: fold, and cub's segmented sum where the reduced axes are the last ones.
-template <typename T>
+//! `[d0, ..., dk]` of `T` reduced over `axes` by `O` (Sum or Max): fold, and cub's segmented reduction where the
+//! reduced axes are the last ones.
+template <typename T, Op O = Op::Sum>
 void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
 {
+  static_assert(O == Op::Sum || O == Op::Max, "axes_case: Sum or Max");
   std::size_t items = 1, outputs = 1;
   unsigned mask = 0;
   for (int a : axes)
@@ -585,31 +590,48 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
   bench::fill(in.data, items, 11);
   const fold::Extents extents(shape.data(), static_cast<int>(shape.size()));
   const fold::Axes reduced(axes.data(), static_cast<int>(axes.size()));
+  auto fold_axes = [&](void* temp, std::size_t& bytes)
+  {
+    if constexpr (O == Op::Sum)
+    {
+      return fold::DeviceReduceAxes::Sum(temp, bytes, in.data, out.data, extents, reduced);
+    }
+    else
+    {
+      return fold::DeviceReduceAxes::Max(temp, bytes, in.data, out.data, extents, reduced);
+    }
+  };
   std::size_t fold_bytes = 0;
-  BENCH_CHECK(fold::DeviceReduceAxes::Sum(nullptr, fold_bytes, in.data, out.data, extents, reduced));
+  BENCH_CHECK(fold_axes(nullptr, fold_bytes));
   Buffer<char> fold_temp(fold_bytes);
-  auto fold_call = [&]
-  { return fold::DeviceReduceAxes::Sum(fold_temp.data, fold_bytes, in.data, out.data, extents, reduced); };
+  auto fold_call = [&] { return fold_axes(fold_temp.data, fold_bytes); };
   // cub applies when the reduced axes are the trailing ones: segments of `items / outputs` items.
   bool trailing = true;
   for (std::size_t d = 0; d < shape.size(); ++d)
   {
     trailing = trailing && (((mask >> d) & 1u) == 0 || (d >= shape.size() - axes.size()));
   }
-  const int length      = static_cast<int>(items / outputs);
-  auto offsets          = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), RowOffset{length});
+  const int length = static_cast<int>(items / outputs);
+  auto offsets     = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), RowOffset{length});
+  auto cub_axes    = [&](void* temp, std::size_t& bytes)
+  {
+    const auto segments = static_cast<std::int64_t>(outputs);
+    if constexpr (O == Op::Sum)
+    {
+      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data, cub_out.data, segments, offsets, offsets + 1);
+    }
+    else
+    {
+      return cub::DeviceSegmentedReduce::Max(temp, bytes, in.data, cub_out.data, segments, offsets, offsets + 1);
+    }
+  };
   std::size_t cub_bytes = 0;
   if (trailing)
   {
-    BENCH_CHECK(cub::DeviceSegmentedReduce::Sum(
-        nullptr, cub_bytes, in.data, cub_out.data, static_cast<std::int64_t>(outputs), offsets, offsets + 1));
+    BENCH_CHECK(cub_axes(nullptr, cub_bytes));
   }
   Buffer<char> cub_temp(cub_bytes);
-  auto cub_call = [&]
-  {
-    return cub::DeviceSegmentedReduce::Sum(
-        cub_temp.data, cub_bytes, in.data, cub_out.data, static_cast<std::int64_t>(outputs), offsets, offsets + 1);
-  };
+  auto cub_call = [&] { return cub_axes(cub_temp.data, cub_bytes); };
   BENCH_CHECK(fold_call());
   if (trailing)
   {
@@ -620,7 +642,7 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
     BENCH_CHECK(cudaMemcpy(theirs.data(), cub_out.data, outputs * sizeof(T), cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < outputs; ++i)
     {
-      if (!agree<Op::Sum, T>(mine[i], theirs[i], length))
+      if (!agree<O, T>(mine[i], theirs[i], length))
       {
         state.SkipWithError("fold and cub disagree");
         return;
@@ -640,12 +662,12 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
   record(state, name, fold_s, cub_s, (items + outputs) * double{sizeof(T)}, (items + outputs) * double{sizeof(T)});
 }
 
-//! Registers `axes_case<T>` as `name`.
-template <typename T>
+//! Registers `axes_case<T, O>` as `name`.
+template <typename T, Op O = Op::Sum>
 void register_axes(std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
 {
   benchmark::RegisterBenchmark(name.c_str(),
-                               [shape, axes, name](benchmark::State& s) { axes_case<T>(s, shape, axes, name); })
+                               [shape, axes, name](benchmark::State& s) { axes_case<T, O>(s, shape, axes, name); })
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kMicrosecond);
@@ -815,6 +837,21 @@ int main(int argc, char** argv)
     register_axes<__half>(shape, axes, name + "/half");
     register_axes<std::int32_t>(shape, axes, name + "/int32");
   }
+  // Max (`torch.amax`) over float for some of them and over half for two (the name's last part is the operator).
+  for (const auto& [shape, axes, name] :
+       std::vector<std::tuple<std::vector<std::int64_t>, std::vector<int>, std::string>>{
+           {{1 << 14, 1 << 14}, {0}, "axes/16384x16384/axis0"},
+           {{1 << 14, 1 << 14}, {1}, "axes/16384x16384/axis1"},
+           {{1 << 12, 1 << 16}, {0}, "axes/4096x65536/axis0"},
+           {{1 << 24, 16}, {0}, "axes/16777216x16/axis0"},
+           {{1 << 24, 16}, {1}, "axes/16777216x16/axis1"},
+           {{64, 4096, 256}, {1}, "axes/64x4096x256/axis1"},
+           {{64, 56, 56, 256}, {0, 1, 2}, "axes/64x56x56x256/axes012"}})
+  {
+    register_axes<float, Op::Max>(shape, axes, name + "/max");
+  }
+  register_axes<__half, Op::Max>({1 << 14, 1 << 14}, {0}, "axes/16384x16384/axis0/half/max");
+  register_axes<__half, Op::Max>({1 << 24, 16}, {1}, "axes/16777216x16/axis1/half/max");
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   print_table();

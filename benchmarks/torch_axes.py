@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """torch.sum(x, dim) on the GPU for the axis-reduction cases of fold-segmented-bench (float32; float16 and int32,
-summed to their own type, for the cases whose name ends in /half or /int32), timed with CUDA events, median of 9
-after a warm-up. Writes JSON to the path given (default: torch-axes.json) and prints a table.
+summed to their own type, for the cases whose name ends in /half or /int32), and torch.amax(x, dim) for those whose
+name ends in /max (float32, or float16 for /half/max), timed with CUDA events, median of 9 after a warm-up. Writes
+JSON to the path given (default: torch-axes.json) and prints a table.
 Run on the GPU machine: python3 benchmarks/torch_axes.py $OUT/torch-axes.json"""
 import json
 import sys
@@ -37,6 +38,12 @@ for shape, dims, name in [c for c in CASES if c[2] in ("axes/16384x16384/axis0",
                                                         "axes/16777216x16/axis0", "axes/16777216x16/axis1",
                                                         "axes/64x4096x256/axis1")]:
     CASES += [(shape, dims, name + "/half"), (shape, dims, name + "/int32")]
+# Max over float for seven of them and over half for two, as fold-segmented-bench registers them.
+CASES += [(shape, dims, name + "/max") for shape, dims, name in CASES if name in (
+    "axes/16384x16384/axis0", "axes/16384x16384/axis1", "axes/4096x65536/axis0", "axes/16777216x16/axis0",
+    "axes/16777216x16/axis1", "axes/64x4096x256/axis1", "axes/64x56x56x256/axes012")]
+CASES += [(shape, dims, name + "/half/max") for shape, dims, name in CASES if name in (
+    "axes/16384x16384/axis0", "axes/16777216x16/axis1")]
 
 
 def main():
@@ -44,16 +51,21 @@ def main():
     results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "cases": []}
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for shape, dims, name in CASES:
-        if name.endswith("/int32"):
+        parts = name.split("/")
+        if "int32" in parts:
             x = torch.randint(-1000, 1000, shape, device="cuda", dtype=torch.int32)
         else:
-            dtype = torch.float16 if name.endswith("/half") else torch.float32
+            dtype = torch.float16 if "half" in parts else torch.float32
             x = torch.rand(shape, device="cuda", dtype=dtype) * 2 - 1
-        torch.sum(x, dim=dims, dtype=x.dtype)
+        if parts[-1] == "max":
+            reduce = lambda: torch.amax(x, dim=dims)
+        else:
+            reduce = lambda: torch.sum(x, dim=dims, dtype=x.dtype)
+        reduce()
         samples = []
         for _ in range(9):
             start.record()
-            torch.sum(x, dim=dims, dtype=x.dtype)
+            reduce()
             stop.record()
             stop.synchronize()
             samples.append(start.elapsed_time(stop) * 1e3)  # us

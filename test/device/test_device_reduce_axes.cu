@@ -2,7 +2,8 @@
 // DeviceReduceAxes: random shapes of rank 1..6 over random axis sets (every merge pattern, one to four steps),
 // long columns cut into units, non-commutative operators in row-major order, float sums within their bound and
 // bitwise the same on every run, empty axes, and the argument checks; against a host reference. Batch invariance:
-// an output has the same bits whatever the kept extents around it.
+// an output has the same bits whatever the kept extents around it. Min and Max (named, and as Reduce's operators)
+// over floats and halves with NaNs and signed zeros, bitwise against fold's operators on the host.
 #include <fold/device/device_reduce_axes.cuh>
 
 #include "device_test_util.cuh"
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace
@@ -176,6 +179,127 @@ TEST_CASE("Non-commutative operators see each output's items in row-major order"
     const auto out = device_reduce<fold_test::Mat2>(values, shape, axes, expected.size(), fold_test::MatMul{}, init);
     INFO("shape of " << shape.size() << " dims, mask " << mask);
     CHECK(out == expected);
+  }
+}
+
+namespace
+{
+//! `n` seeded random items of `T` in [-1, 1), with NaNs (about one in 2048, quiet and signalling, either sign) and
+//! zeros of both signs (one in 64 each) among them, so that Min and Max meet their special cases in some outputs and
+//! not in others.
+template <typename T>
+std::vector<T> extremum_values(std::size_t n, std::uint64_t seed)
+{
+  auto values = fold_test::random_values<T>(n, seed, fold_test::Values::full_range);
+  fold_test::Random random{seed ^ 0x5eedu};
+  const std::uint32_t nans[4] = {0x7fc00001u, 0xffc00000u, 0x7f800001u, 0xff812345u}; // float bits
+  for (auto& v : values)
+  {
+    const auto pick = random.between(0, 4095);
+    if (pick < 2)
+    {
+      float nan;
+      std::memcpy(&nan, &nans[random.between(0, 3)], sizeof(nan));
+      if constexpr (std::is_same_v<T, float>)
+      {
+        v = nan; // the payload and signalling bit kept
+      }
+      else
+      {
+        v = fold_test::from_double<T>(static_cast<double>(nan));
+      }
+    }
+    else if (pick < 66)
+    {
+      v = fold_test::from_double<T>(pick < 34 ? 0.0 : -0.0);
+    }
+  }
+  return values;
+}
+
+//! DeviceReduceAxes::Min or Max (`ForMax`) of `values` over `axes`, and Reduce with fold::Min or fold::Max and `init`.
+template <bool ForMax, typename T>
+std::pair<std::vector<T>, std::vector<T>> device_extremum(const std::vector<T>& values,
+                                                          const std::vector<std::int64_t>& shape,
+                                                          const std::vector<int>& axes,
+                                                          std::size_t outputs,
+                                                          T init)
+{
+  fold_test::DeviceBuffer<T> d_in(values);
+  fold_test::DeviceBuffer<T> d_named(outputs), d_reduce(outputs);
+  d_named.poison();
+  d_reduce.poison();
+  const fold::Extents extents(shape.data(), static_cast<int>(shape.size()));
+  const fold::Axes reduced(axes.data(), static_cast<int>(axes.size()));
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return ForMax ? fold::DeviceReduceAxes::Max(temp, bytes, d_in.get(), d_named.get(), extents, reduced)
+                      : fold::DeviceReduceAxes::Min(temp, bytes, d_in.get(), d_named.get(), extents, reduced);
+      });
+  using OpT = std::conditional_t<ForMax, fold::Max, fold::Min>;
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes) {
+        return fold::DeviceReduceAxes::Reduce(temp, bytes, d_in.get(), d_reduce.get(), extents, reduced, OpT{}, init);
+      });
+  return {d_named.to_host(), d_reduce.to_host()};
+}
+
+template <bool ForMax, typename T>
+void check_extremum(const std::vector<std::int64_t>& shape, const std::vector<int>& axes, std::uint64_t seed)
+{
+  using OpT         = std::conditional_t<ForMax, fold::Max, fold::Min>;
+  const auto values = extremum_values<T>(static_cast<std::size_t>(product(shape)), seed);
+  unsigned mask     = 0;
+  std::int64_t kept = 1;
+  for (int a : axes)
+  {
+    mask |= 1u << a;
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d)
+  {
+    kept *= (mask >> d & 1u) ? 1 : shape[d];
+  }
+  const T identity            = ForMax ? fold::detail::max_identity<T>() : fold::detail::min_identity<T>();
+  const T init                = fold_test::from_double<T>(ForMax ? 0.5 : -0.5); // wins some outputs' comparisons
+  const auto [named, reduced] = device_extremum<ForMax>(values, shape, axes, static_cast<std::size_t>(kept), init);
+  const auto from_identity    = host_reduce<T>(values, shape, mask, identity, OpT{});
+  const auto from_init        = host_reduce<T>(values, shape, mask, init, OpT{});
+  int wrong                   = 0;
+  for (std::size_t i = 0; i < named.size(); ++i)
+  {
+    wrong += !fold_test::same_bits(named[i], from_identity[i]) || !fold_test::same_bits(reduced[i], from_init[i]);
+  }
+  CHECK(wrong == 0);
+}
+} // namespace
+
+TEST_CASE("Min and Max over floating-point axes: the bits of fold's operators, NaNs and signed zeros among the items",
+          "[device][axes][extremum]")
+{
+  // Min and Max (and Reduce with fold::Min or fold::Max and an init of the items' type) reduce order keys, as
+  // DeviceReduce's do, and over 16-bit floats the columns of an outer axis two to a word (`PackedColumnExtremes`):
+  // every plan's step. Outer axes read a column a thread in runs of rows ([3000, 4099]), rows
+  // round-robin ([100003, 24]), several narrow rows to a vector ([4097, 2]) and wide rows in one unit ([8, 65536]);
+  // the last axis is a segmented step ([1000, 333]); [37, 500, 65] over {0, 2} a segmented step and then a column
+  // step over its keys; the middle axis of [7, 3001, 129]; an empty reduced axis gives the identity or init.
+  const std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>> cases = {{{3000, 4099}, {0}},
+                                                                                     {{100003, 24}, {0}},
+                                                                                     {{4097, 2}, {0}},
+                                                                                     {{8, 65536}, {0}},
+                                                                                     {{1000, 333}, {1}},
+                                                                                     {{37, 500, 65}, {0, 2}},
+                                                                                     {{7, 3001, 129}, {1}},
+                                                                                     {{0, 5}, {0}}};
+  std::uint64_t seed                                                              = 211;
+  for (const auto& [shape, axes] : cases)
+  {
+    INFO("shape of " << shape.size() << " dims, " << shape[0] << " x " << shape[1] << ", axes from " << axes[0]);
+    check_extremum<true, float>(shape, axes, ++seed);
+    check_extremum<false, float>(shape, axes, ++seed);
+    check_extremum<true, __half>(shape, axes, ++seed);
+    check_extremum<false, __half>(shape, axes, ++seed);
+    check_extremum<true, __nv_bfloat16>(shape, axes, ++seed);
   }
 }
 
@@ -661,6 +785,16 @@ TEST_CASE("Axis reductions: empty axes and bad arguments", "[device][axes][error
     CHECK(fold::DeviceReduceAxes::Sum(temp.get(), bytes, d_in.get(), null, {8, 8}, {0}) == cudaErrorInvalidValue);
     std::size_t short_bytes = bytes - 1;
     CHECK(fold::DeviceReduceAxes::Sum(temp.get(), short_bytes, d_in.get(), d_out.get(), {8, 8}, {0}) ==
+          cudaErrorInvalidValue);
+    // Max writes through its order-key adapter, which must report a null output as null.
+    std::size_t max_bytes = 0;
+    CUDA_REQUIRE(fold::DeviceReduceAxes::Max(nullptr, max_bytes, d_in.get(), d_out.get(), {8, 8}, {0}));
+    fold_test::DeviceBuffer<unsigned char> max_temp(max_bytes);
+    CHECK(fold::DeviceReduceAxes::Max(max_temp.get(), max_bytes, null, d_out.get(), {8, 8}, {0}) ==
+          cudaErrorInvalidValue);
+    CHECK(fold::DeviceReduceAxes::Max(max_temp.get(), max_bytes, d_in.get(), null, {8, 8}, {0}) ==
+          cudaErrorInvalidValue);
+    CHECK(fold::DeviceReduceAxes::Max(nullptr, max_bytes, d_in.get(), d_out.get(), {4, 4}, {2}) ==
           cudaErrorInvalidValue);
     CUDA_REQUIRE(cudaDeviceSynchronize());
     const auto after = d_out.to_host();

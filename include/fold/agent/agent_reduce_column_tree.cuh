@@ -355,7 +355,7 @@ private:
       {
         if (col + j < cols_)
         {
-          store_result(out + (b * cols_ + col + j), init.finalize(op_, total[j]));
+          store_segment(out, b * cols_ + col + j, init.finalize(op_, total[j]));
         }
       }
     }
@@ -417,8 +417,9 @@ private:
             }
             else
             {
-              store_result(out + (((b * rule.units + unit) * groups + g) * cols_ + col + j),
-                           init.finalize(op_, storage_[j * BlockThreads + threadIdx.x]));
+              store_segment(out,
+                            ((b * rule.units + unit) * groups + g) * cols_ + col + j,
+                            init.finalize(op_, storage_[j * BlockThreads + threadIdx.x]));
             }
           }
         }
@@ -455,7 +456,7 @@ private:
     const int tile_cols     = static_cast<int>(cols_ - tile_col < per ? cols_ - tile_col : per);
     AccumT* const unit_rows = tail.partials + b * rule.units * groups * cols_ + tile_col; // unit u at u * groups
     auto result             = [&](int c, const AccumT& value)
-    { store_result(out + (b * cols_ + tile_col + c), init.finalize(op_, value)); };
+    { store_segment(out, b * cols_ + tile_col + c, init.finalize(op_, value)); };
     __syncthreads(); // the block's partials written, its shared folds free
     if (groups > 1)
     {

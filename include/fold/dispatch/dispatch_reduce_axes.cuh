@@ -253,12 +253,14 @@ template <typename InputIteratorT,
           typename ReductionOpT,
           typename InitT,
           typename AccumT,
-          typename TuningT>
+          typename TuningT,
+          typename TransformT = CastTo<AccumT>>
 struct DispatchReduceAxes
 {
+  //! What the steps after the first read: the accumulators the step before wrote.
   using Cast = CastTo<AccumT>;
 
-  //! One segmented step: `[batch, rows]` -> `[batch]`.
+  //! One segmented step: `[batch, rows]` -> `[batch]`; only ever the first, so its items go through `TransformT`.
   template <typename InT, typename OutT, typename StepInitT>
   static cudaError_t last_dim(void* temp,
                               std::size_t& bytes,
@@ -276,7 +278,7 @@ struct DispatchReduceAxes
                                    ReductionOpT,
                                    StepInitT,
                                    AccumT,
-                                   Cast,
+                                   TransformT,
                                    TuningT>::Dispatch(temp,
                                                       bytes,
                                                       in,
@@ -286,13 +288,22 @@ struct DispatchReduceAxes
                                                       FixedOffsets{s.rows, s.rows},
                                                       op,
                                                       init,
-                                                      Cast{},
+                                                      TransformT{},
                                                       stream);
   }
 
-  template <typename InT, typename OutT, typename StepInitT>
-  static cudaError_t higher_dim(
-      InT in, OutT out, const AxesStep& s, ReductionOpT op, StepInitT init, int sms, bool overlap, cudaStream_t stream)
+  //! One `HigherDimKernel` launch, its items turned into accumulators by `transform` (`TransformT` for the first
+  //! step, `Cast` after).
+  template <typename InT, typename OutT, typename StepInitT, typename StepTransformT>
+  static cudaError_t higher_dim(InT in,
+                                OutT out,
+                                const AxesStep& s,
+                                ReductionOpT op,
+                                StepInitT init,
+                                StepTransformT transform,
+                                int sms,
+                                bool overlap,
+                                cudaStream_t stream)
   {
     constexpr int V             = column_vector_items<InT>();
     const int col_threads       = column_threads(s.cols, V, s.units * s.batch);
@@ -304,22 +315,22 @@ struct DispatchReduceAxes
     // reads consecutive rows (contiguous bytes) rather than one piece of as many runs.
     const bool interleave = is_commutative_v<ReductionOpT> && col_threads < 32;
     auto go               = [&](auto kernel)
-    { return launch(kernel, grid, higher_dim_threads, stream, overlap, in, out, s, col_threads, op, init, Cast{}); };
+    { return launch(kernel, grid, higher_dim_threads, stream, overlap, in, out, s, col_threads, op, init, transform); };
     auto launch_with = [&](auto packed_cols)
     {
       constexpr int packed = decltype(packed_cols)::value;
       if constexpr (packed > 0)
       {
-        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, packed, true>);
+        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, StepTransformT, packed, true>);
       }
       else if constexpr (is_commutative_v<ReductionOpT>)
       {
-        return interleave ? go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, true>)
-                          : go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
+        return interleave ? go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, StepTransformT, 0, true>)
+                          : go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, StepTransformT, 0, false>);
       }
       else
       {
-        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, Cast, 0, false>);
+        return go(HigherDimKernel<InT, OutT, ReductionOpT, StepInitT, AccumT, StepTransformT, 0, false>);
       }
     };
     // Rows narrower than a vector, reduced by a commutative operator, get an instantiation that reads several to a
@@ -349,13 +360,14 @@ struct DispatchReduceAxes
     return launch_with(std::integral_constant<int, 0>{});
   }
 
-  //! One `ColumnTreeKernel` launch.
-  template <typename InT, typename OutT, typename StepInitT>
+  //! One `ColumnTreeKernel` launch (`transform` as for `higher_dim`).
+  template <typename InT, typename OutT, typename StepInitT, typename StepTransformT>
   static cudaError_t along_tree(InT in,
                                 OutT out,
                                 const AxesLaunch& l,
                                 ReductionOpT op,
                                 StepInitT init,
+                                StepTransformT transform,
                                 const ColumnTail<AccumT>& tail,
                                 int sms,
                                 bool overlap,
@@ -380,7 +392,7 @@ struct DispatchReduceAxes
                                        ReductionOpT,
                                        StepInitT,
                                        AccumT,
-                                       Cast,
+                                       StepTransformT,
                                        decltype(slot_rows)::value,
                                        decltype(packed)::value,
                                        decltype(thread_cols)::value,
@@ -399,7 +411,7 @@ struct DispatchReduceAxes
                       t,
                       op,
                       init,
-                      Cast{},
+                      transform,
                       tail);
       };
       // A tail only ever follows slots of a vector's rows a leaf a thread (`takes_tail`; the one-row slots are the
@@ -796,24 +808,24 @@ struct DispatchReduceAxes
       {
         if (first)
         {
-          error = final ? along_tree(in, out, l, op, init, t, sms, overlap, stream)
-                        : along_tree(in, to, l, op, NoInit<AccumT>{}, t, sms, overlap, stream);
+          error = final ? along_tree(in, out, l, op, init, TransformT{}, t, sms, overlap, stream)
+                        : along_tree(in, to, l, op, NoInit<AccumT>{}, TransformT{}, t, sms, overlap, stream);
         }
         else
         {
-          error = final ? along_tree(from, out, l, op, init, t, sms, overlap, stream)
-                        : along_tree(from, to, l, op, NoInit<AccumT>{}, t, sms, overlap, stream);
+          error = final ? along_tree(from, out, l, op, init, Cast{}, t, sms, overlap, stream)
+                        : along_tree(from, to, l, op, NoInit<AccumT>{}, Cast{}, t, sms, overlap, stream);
         }
       }
       else if (first)
       {
-        error = final ? higher_dim(in, out, l.step, op, init, sms, overlap, stream)
-                      : higher_dim(in, to, l.step, op, NoInit<AccumT>{}, sms, overlap, stream);
+        error = final ? higher_dim(in, out, l.step, op, init, TransformT{}, sms, overlap, stream)
+                      : higher_dim(in, to, l.step, op, NoInit<AccumT>{}, TransformT{}, sms, overlap, stream);
       }
       else
       {
-        error = final ? higher_dim(from, out, l.step, op, init, sms, overlap, stream)
-                      : higher_dim(from, to, l.step, op, NoInit<AccumT>{}, sms, overlap, stream);
+        error = final ? higher_dim(from, out, l.step, op, init, Cast{}, sms, overlap, stream)
+                      : higher_dim(from, to, l.step, op, NoInit<AccumT>{}, Cast{}, sms, overlap, stream);
       }
       if (error != cudaSuccess)
       {
