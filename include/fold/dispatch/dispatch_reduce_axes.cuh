@@ -54,7 +54,8 @@ constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
 //! tree, so the units are the dispatch's choice. On an H200 int32 sums over axis 0 took 0.96-0.97 of the time for
 //! [4096, 65536] and 0.89 for [1024, 65536], float Max 0.98 for [4096, 65536]; the fewest units for narrower rows
 //! (four for [16384, 16384]) took 0.98-1.02 for int32 sums and 1.01-1.03 for float Max, and are not taken
-//! (docs/performance.md, "Axes: exact sums over wide rows").
+//! (docs/performance.md, "Axes: exact sums over wide rows"; float Max then ran `fold::Max` item by item, before Min
+//! and Max reduced order keys).
 inline constexpr std::int64_t wide_block_groups = 16;
 
 constexpr std::int64_t wide_rows_per_unit(std::int64_t rows, std::int64_t cols, std::int64_t vector_items)
