@@ -85,9 +85,10 @@ struct DeviceReduceAxes
                   "fold::DeviceReduceAxes::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
     FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Reduce");
-    constexpr bool max = std::is_same_v<ReductionOpT, fold::Max>;
-    if constexpr ((max || std::is_same_v<ReductionOpT, fold::Min>)&&std::is_same_v<T, InputT> &&
-                  detail::ExtremumValues<InputT, max>::keyed)
+    constexpr bool max        = std::is_same_v<ReductionOpT, fold::Max>;
+    constexpr bool min_or_max = max || std::is_same_v<ReductionOpT, fold::Min>;
+    constexpr bool keyed      = min_or_max && std::is_same_v<T, InputT> && detail::ExtremumValues<InputT, max>::keyed;
+    if constexpr (keyed)
     {
       return extremum<max, OptionT>(d_temp_storage, temp_storage_bytes, d_in, d_out, shape, axes, init, stream);
     }
