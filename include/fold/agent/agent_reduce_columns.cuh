@@ -19,75 +19,19 @@
 #pragma once
 
 #include <fold/util/macros.cuh>
-#include <fold/detail/extremum.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
+#include <fold/detail/tile_fold.cuh>
 #include <fold/util/operators.cuh>
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
 namespace detail
 {
-
-//! Min or Max (`ForMax`) of two columns of 16-bit floats, folded a 32-bit word of raw bits at a time (the columns its
-//! 16-bit lanes) with three packed integer operations: the signed maximum, the unsigned minimum and the unsigned
-//! maximum of the bits. Over non-negative items the bits order as the values; over negative ones as unsigned numbers
-//! they order as the magnitudes. So a lane's largest value is its signed maximum where that is non-negative (its
-//! sign clear: some item is +0.0 or above), else its unsigned minimum (all negative: the least magnitude, -0.0 first);
-//! its smallest is its unsigned maximum where that is negative (the greatest magnitude), else its unsigned minimum;
-//! and it holds a NaN where the signed maximum is above +infinity's bits or the unsigned maximum above -infinity's.
-//! The order of fold's Min and Max (NaN first, -0.0 below +0.0), where each item took its own order key and
-//! comparison (`ExtremumReduction`).
-template <typename T, bool ForMax>
-struct PackedColumnExtremes
-{
-  static constexpr std::uint32_t infinity = std::is_same_v<std::remove_cv_t<T>, __half> ? 0x7c00u : 0x7f80u;
-  std::uint32_t smax;
-  std::uint32_t umin;
-  std::uint32_t umax;
-
-  FOLD_DEVICE FOLD_FORCEINLINE void start(std::uint32_t word)
-  {
-    smax = word;
-    umin = word;
-    umax = word;
-  }
-  FOLD_DEVICE FOLD_FORCEINLINE void fold(std::uint32_t word)
-  {
-    smax = __vmaxs2(smax, word);
-    umin = __vminu2(umin, word);
-    umax = __vmaxu2(umax, word);
-  }
-  //! Lane `lane`'s extreme (a NaN with any payload where it holds a NaN: its order key is every NaN's).
-  FOLD_DEVICE FOLD_FORCEINLINE T extreme(int lane) const
-  {
-    const std::uint32_t s = (smax >> (16 * lane)) & 0xffffu, lo = (umin >> (16 * lane)) & 0xffffu,
-                        hi   = (umax >> (16 * lane)) & 0xffffu;
-    const bool negative_s    = (s & 0x8000u) != 0;
-    const bool nan           = (!negative_s && s > infinity) || hi > (0x8000u | infinity);
-    const std::uint16_t bits = static_cast<std::uint16_t>(nan      ? 0x7fffu
-                                                          : ForMax ? (negative_s ? lo : s)
-                                                                   : ((hi & 0x8000u) != 0 ? hi : lo));
-    T value;
-    ::memcpy(&value, &bits, sizeof(value));
-    return value;
-  }
-};
-
-//! Whether `AgentReduceColumns` folds its columns' items as `PackedColumnExtremes`: Min or Max over 16-bit floats as
-//! `ExtremumReduction` runs them (`TransformOpT` its order keys).
-template <typename T, typename ReductionOpT, typename TransformOpT>
-inline constexpr bool
-    packs_column_extremes_v = is_16bit_float_v<T> &&
-                              ((std::is_same_v<ReductionOpT, Max> &&
-                                std::is_same_v<TransformOpT, typename ExtremumReduction<T, true>::ToValue>) ||
-                               (std::is_same_v<ReductionOpT, Min> &&
-                                std::is_same_v<TransformOpT, typename ExtremumReduction<T, false>::ToValue>));
 
 //! Columns each thread of `AgentReduceColumns` (`HigherDimKernel`) owns: one 16-byte vector of a primitive type
 //! read through a raw pointer, one column otherwise. The same whether the loads are vectors or not (they are when the
@@ -160,7 +104,8 @@ private:
   using Vector           = ItemSlot<InputT, V>;
   //! Min and Max over 16-bit floats: two columns a word (`PackedColumnExtremes`).
   static constexpr bool packed_extremes = packs_column_extremes_v<InputT, ReductionOpT, TransformOpT> && V % 2 == 0;
-  using Extremes                        = PackedColumnExtremes<InputT, std::is_same_v<ReductionOpT, Max>>;
+  using Extremes =
+      std::conditional_t<packed_extremes, PackedColumnExtremes<InputT, std::is_same_v<ReductionOpT, Max>, V / 2>, int>;
 
 public:
   //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.
@@ -306,25 +251,12 @@ public:
             }
           }
         };
-        Extremes extremes[packed_extremes ? V / 2 : 1];
+        Extremes extremes; // unused without `packed_extremes`
         auto fold_row = [&](std::int64_t r, const Vector& v, bool start)
         {
           if constexpr (packed_extremes)
           {
-#pragma unroll
-            for (int w = 0; w < V / 2; ++w)
-            {
-              std::uint32_t word;
-              ::memcpy(&word, &v.items[2 * w], sizeof(word));
-              if (start)
-              {
-                extremes[w].start(word);
-              }
-              else
-              {
-                extremes[w].fold(word);
-              }
-            }
+            extremes.fold(v, start);
           }
           else
           {
@@ -364,7 +296,7 @@ public:
 #pragma unroll
           for (int j = 0; j < V; ++j)
           {
-            aggregate[j] = transform_(extremes[j / 2].extreme(j % 2), first);
+            aggregate[j] = transform_(extremes.extreme(j), first);
           }
         }
       }

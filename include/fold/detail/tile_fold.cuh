@@ -20,7 +20,8 @@
 //!
 //! Min and Max over the same items (MinMax folds each half on its own) take the tile's extreme the same way, then
 //! one transform and one operation for the tile (`ExtremumFirst`), where each item took an unpacking, a
-//! transform and an operation.
+//! transform and an operation. `AgentReduceColumns` keeps a thread's columns of 16-bit floats apart instead, two to a
+//! word, and keys each column once (`PackedColumnExtremes`).
 #pragma once
 
 #include <fold/detail/extremum.cuh>
@@ -70,6 +71,12 @@ template <typename T>
 inline constexpr bool
     finds_winner_first_v = packs_in_lanes_v<T> ||
                            (std::is_integral_v<T> && sizeof(T) == 4) || std::is_same_v<std::remove_cv_t<T>, float>;
+
+//! The bits of +infinity in `T` (half, bfloat16 or float): a NaN's magnitude is above them.
+template <typename T>
+inline constexpr std::uint32_t infinity_bits_v = std::is_same_v<std::remove_cv_t<T>, __half> ? 0x7c00u
+                                                 : sizeof(T) == 2                            ? 0x7f80u
+                                                                                             : 0x7f800000u;
 
 //! The 32-bit words of a thread's loaded tile, slot by slot (slots of `detail::SlotWords` where the agent loads them
 //! so: then no byte is moved).
@@ -273,11 +280,9 @@ struct WinnerFirst
   //! The high bit of each lane of `word` that is a NaN of `T` (magnitude above the infinity's), exactly.
   FOLD_DEVICE FOLD_FORCEINLINE static std::uint32_t lanes_nan(std::uint32_t word)
   {
-    constexpr std::uint32_t infinity  = std::is_same_v<std::remove_cv_t<T>, __half> ? 0x7c00u
-                                        : sizeof(T) == 2                            ? 0x7f80u
-                                                                                    : 0x7f800000u;
     constexpr std::uint32_t magnitude = sign - 1u;
-    return ((word & (magnitude * lane_ones)) + (magnitude - infinity) * lane_ones) & lane_highs;
+    constexpr std::uint32_t past_inf  = magnitude - infinity_bits_v<T>; // carries where a magnitude passes infinity
+    return ((word & (magnitude * lane_ones)) + past_inf * lane_ones) & lane_highs;
   }
 
   //! Where the first item whose lane `lanes` flags is (item `w * items per word + lane` of `words`), or -1. 4-byte
@@ -505,6 +510,67 @@ template <typename TransformOpT, typename T>
 struct TileFold<Max, TransformOpT, T> : ExtremumFirst<T, true, TransformOpT>
 {
 };
+
+//! Min or Max (`ForMax`) of each of the `2 * Words` columns of 16-bit floats a thread of `AgentReduceColumns` holds
+//! (a row's vector of them), folded a 32-bit word of raw bits at a time, two columns to a word, with three packed
+//! integer operations: the signed maximum, the unsigned minimum and the unsigned maximum of the bits. Over
+//! non-negative items the bits order as the values; over negative ones, as unsigned numbers, as the magnitudes. So a
+//! column's largest value is its signed maximum where that is non-negative (some item is +0.0 or above), else its
+//! unsigned minimum (all negative: the least magnitude, -0.0 first); its smallest is its unsigned maximum where that
+//! is negative (the greatest magnitude), else its unsigned minimum; and it holds a NaN where the signed maximum is
+//! above +infinity's bits or the unsigned maximum above -infinity's. That is the order of fold's Min and Max (NaN
+//! first, -0.0 below +0.0), where each item took its own order key and comparison (`ExtremumReduction`); the agent
+//! keys each column's extreme once.
+template <typename T, bool ForMax, int Words>
+struct PackedColumnExtremes
+{
+  static_assert(is_16bit_float_v<T>, "PackedColumnExtremes: half or bfloat16");
+  std::uint32_t smax[Words];
+  std::uint32_t umin[Words];
+  std::uint32_t umax[Words];
+
+  //! Folds in one row's columns (`row`: `Words` words of them), or starts from them.
+  template <typename VectorT>
+  FOLD_DEVICE FOLD_FORCEINLINE void fold(const VectorT& row, bool start)
+  {
+    const VectorT rows[1] = {row};
+    std::uint32_t words[Words];
+    tile_words(rows, words);
+#pragma unroll
+    for (int w = 0; w < Words; ++w)
+    {
+      smax[w] = start ? words[w] : __vmaxs2(smax[w], words[w]);
+      umin[w] = start ? words[w] : __vminu2(umin[w], words[w]);
+      umax[w] = start ? words[w] : __vmaxu2(umax[w], words[w]);
+    }
+  }
+
+  //! Column `c`'s extreme (a NaN with any payload where it holds a NaN: its order key is every NaN's).
+  FOLD_DEVICE FOLD_FORCEINLINE T extreme(int c) const
+  {
+    const int shift          = 16 * (c % 2);
+    const std::uint32_t s    = (smax[c / 2] >> shift) & 0xffffu;
+    const std::uint32_t lo   = (umin[c / 2] >> shift) & 0xffffu;
+    const std::uint32_t hi   = (umax[c / 2] >> shift) & 0xffffu;
+    const bool negative_s    = (s & 0x8000u) != 0;
+    const bool nan           = (!negative_s && s > infinity_bits_v<T>) || hi > (0x8000u | infinity_bits_v<T>);
+    const std::uint16_t bits = static_cast<std::uint16_t>(nan      ? 0x7fffu
+                                                          : ForMax ? (negative_s ? lo : s)
+                                                                   : ((hi & 0x8000u) != 0 ? hi : lo));
+    return ::cuda::std::bit_cast<T>(bits);
+  }
+};
+
+//! Whether `AgentReduceColumns` folds its columns as `PackedColumnExtremes`: Min or Max over 16-bit floats as
+//! `ExtremumReduction` runs them (`TransformOpT` its order keys).
+template <typename T, typename ReductionOpT, typename TransformOpT>
+inline constexpr bool packs_column_extremes_v = false;
+template <typename T, typename TransformOpT>
+inline constexpr bool packs_column_extremes_v<T, Max, TransformOpT> =
+    is_16bit_float_v<T>&& std::is_same_v<TransformOpT, typename ExtremumReduction<T, true>::ToValue>;
+template <typename T, typename TransformOpT>
+inline constexpr bool packs_column_extremes_v<T, Min, TransformOpT> =
+    is_16bit_float_v<T>&& std::is_same_v<TransformOpT, typename ExtremumReduction<T, false>::ToValue>;
 
 //! The tile is uncapped for 1- and 2-byte items only. 4-byte items keep the cap: ArgMinMax's two packed pairs then
 //! give a thread 16 items, where uncapped it took 32 and 1.07-1.16x the time at 2^24 on an H100 (docs/performance.md,
