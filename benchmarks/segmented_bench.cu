@@ -362,6 +362,10 @@ cub_segmented(void* temp, std::size_t& bytes, const T* in, CubOut<O, T>* out, st
   {
     return cub::DeviceSegmentedReduce::Min(temp, bytes, in, out, n, begins, ends);
   }
+  else if constexpr (O == Op::Max)
+  {
+    return cub::DeviceSegmentedReduce::Max(temp, bytes, in, out, n, begins, ends);
+  }
   else
   {
     return cub::DeviceSegmentedReduce::ArgMax(temp, bytes, in, out, n, begins, ends);
@@ -615,15 +619,8 @@ void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::ve
   auto offsets     = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), RowOffset{length});
   auto cub_axes    = [&](void* temp, std::size_t& bytes)
   {
-    const auto segments = static_cast<std::int64_t>(outputs);
-    if constexpr (O == Op::Sum)
-    {
-      return cub::DeviceSegmentedReduce::Sum(temp, bytes, in.data, cub_out.data, segments, offsets, offsets + 1);
-    }
-    else
-    {
-      return cub::DeviceSegmentedReduce::Max(temp, bytes, in.data, cub_out.data, segments, offsets, offsets + 1);
-    }
+    return cub_segmented<O, T>(
+        temp, bytes, in.data, cub_out.data, static_cast<std::int64_t>(outputs), offsets, offsets + 1);
   };
   std::size_t cub_bytes = 0;
   if (trailing)
