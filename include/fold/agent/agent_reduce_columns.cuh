@@ -27,6 +27,7 @@
 #include <fold/util/uninitialized.cuh>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 FOLD_NAMESPACE_BEGIN
@@ -105,7 +106,7 @@ private:
   //! Min and Max over 16-bit floats: two columns a word (`PackedColumnExtremes`).
   static constexpr bool packed_extremes = packs_column_extremes_v<InputT, ReductionOpT, TransformOpT> && V % 2 == 0;
   using Extremes =
-      std::conditional_t<packed_extremes, PackedColumnExtremes<InputT, std::is_same_v<ReductionOpT, Max>, V / 2>, int>;
+      std::conditional_t<packed_extremes, PackedColumnExtremes<InputT, std::is_same_v<ReductionOpT, Max>>, int>;
 
 public:
   //! The threads' folds of their columns: column `j` of thread `t` at `j * BlockThreads + t`.
@@ -251,12 +252,25 @@ public:
             }
           }
         };
-        Extremes extremes; // unused without `packed_extremes`
+        Extremes extremes[packed_extremes ? V / 2 : 1]; // a word of two columns each
         auto fold_row = [&](std::int64_t r, const Vector& v, bool start)
         {
           if constexpr (packed_extremes)
           {
-            extremes.fold(v, start);
+#pragma unroll
+            for (int w = 0; w < V / 2; ++w)
+            {
+              std::uint32_t word;
+              ::memcpy(&word, &v.items[2 * w], sizeof(word));
+              if (start)
+              {
+                extremes[w].start(word);
+              }
+              else
+              {
+                extremes[w].fold(word);
+              }
+            }
           }
           else
           {
@@ -296,7 +310,7 @@ public:
 #pragma unroll
           for (int j = 0; j < V; ++j)
           {
-            aggregate[j] = transform_(extremes.extreme(j), first);
+            aggregate[j] = transform_(extremes[j / 2].extreme(j % 2), first);
           }
         }
       }

@@ -511,53 +511,51 @@ struct TileFold<Max, TransformOpT, T> : ExtremumFirst<T, true, TransformOpT>
 {
 };
 
-//! Min or Max (`ForMax`) of each of the `2 * Words` columns of 16-bit floats a thread of `AgentReduceColumns` holds
-//! (a row's vector of them), folded a 32-bit word of raw bits at a time, two columns to a word, with three packed
-//! integer operations: the signed maximum, the unsigned minimum and the unsigned maximum of the bits. Over
-//! non-negative items the bits order as the values; over negative ones, as unsigned numbers, as the magnitudes. So a
-//! column's largest value is its signed maximum where that is non-negative (some item is +0.0 or above), else its
-//! unsigned minimum (all negative: the least magnitude, -0.0 first); its smallest is its unsigned maximum where that
-//! is negative (the greatest magnitude), else its unsigned minimum; and it holds a NaN where the signed maximum is
-//! above +infinity's bits or the unsigned maximum above -infinity's. That is the order of fold's Min and Max (NaN
-//! first, -0.0 below +0.0), where each item took its own order key and comparison (`ExtremumReduction`); the agent
-//! keys each column's extreme once.
-template <typename T, bool ForMax, int Words>
+//! Min or Max (`ForMax`) of two columns of 16-bit floats, the 16-bit lanes of the 32-bit words of raw bits a thread
+//! of `AgentReduceColumns` folds in row by row, with three packed integer operations a word: the signed maximum, the
+//! unsigned minimum and the unsigned maximum of the bits. Over non-negative items the bits order as the values; over
+//! negative ones, as unsigned numbers, as the magnitudes. So a lane's largest value is its signed maximum where that
+//! is non-negative (some item is +0.0 or above), else its unsigned minimum (all negative: the least magnitude, -0.0
+//! first); its smallest is its unsigned maximum where that is negative (the greatest magnitude), else its unsigned
+//! minimum; and it holds a NaN where the signed maximum is above +infinity's bits or the unsigned maximum above
+//! -infinity's. That is the order of fold's Min and Max (NaN first, -0.0 below +0.0), where each item took its own
+//! order key and comparison (`ExtremumReduction`); the agent keys each column's extreme once. A word a struct: one
+//! struct over a thread's four words, its row read by one `bit_cast`, took half Max over axis 0 of [16384, 16384] to
+//! 1.34x the time on an H200 (docs/performance.md, "Axes: Min and Max as order keys").
+template <typename T, bool ForMax>
 struct PackedColumnExtremes
 {
   static_assert(is_16bit_float_v<T>, "PackedColumnExtremes: half or bfloat16");
-  std::uint32_t smax[Words];
-  std::uint32_t umin[Words];
-  std::uint32_t umax[Words];
+  std::uint32_t smax;
+  std::uint32_t umin;
+  std::uint32_t umax;
 
-  //! Folds in one row's columns (`row`: `Words` words of them), or starts from them.
-  template <typename VectorT>
-  FOLD_DEVICE FOLD_FORCEINLINE void fold(const VectorT& row, bool start)
+  FOLD_DEVICE FOLD_FORCEINLINE void start(std::uint32_t word)
   {
-    const VectorT rows[1] = {row};
-    std::uint32_t words[Words];
-    tile_words(rows, words);
-#pragma unroll
-    for (int w = 0; w < Words; ++w)
-    {
-      smax[w] = start ? words[w] : __vmaxs2(smax[w], words[w]);
-      umin[w] = start ? words[w] : __vminu2(umin[w], words[w]);
-      umax[w] = start ? words[w] : __vmaxu2(umax[w], words[w]);
-    }
+    smax = word;
+    umin = word;
+    umax = word;
   }
-
-  //! Column `c`'s extreme (a NaN with any payload where it holds a NaN: its order key is every NaN's).
-  FOLD_DEVICE FOLD_FORCEINLINE T extreme(int c) const
+  FOLD_DEVICE FOLD_FORCEINLINE void fold(std::uint32_t word)
   {
-    const int shift          = 16 * (c % 2);
-    const std::uint32_t s    = (smax[c / 2] >> shift) & 0xffffu;
-    const std::uint32_t lo   = (umin[c / 2] >> shift) & 0xffffu;
-    const std::uint32_t hi   = (umax[c / 2] >> shift) & 0xffffu;
+    smax = __vmaxs2(smax, word);
+    umin = __vminu2(umin, word);
+    umax = __vmaxu2(umax, word);
+  }
+  //! Lane `lane`'s extreme (a NaN with any payload where it holds a NaN: its order key is every NaN's).
+  FOLD_DEVICE FOLD_FORCEINLINE T extreme(int lane) const
+  {
+    const std::uint32_t s    = (smax >> (16 * lane)) & 0xffffu;
+    const std::uint32_t lo   = (umin >> (16 * lane)) & 0xffffu;
+    const std::uint32_t hi   = (umax >> (16 * lane)) & 0xffffu;
     const bool negative_s    = (s & 0x8000u) != 0;
     const bool nan           = (!negative_s && s > infinity_bits_v<T>) || hi > (0x8000u | infinity_bits_v<T>);
     const std::uint16_t bits = static_cast<std::uint16_t>(nan      ? 0x7fffu
                                                           : ForMax ? (negative_s ? lo : s)
                                                                    : ((hi & 0x8000u) != 0 ? hi : lo));
-    return ::cuda::std::bit_cast<T>(bits);
+    T value;
+    ::memcpy(&value, &bits, sizeof(value));
+    return value;
   }
 };
 
