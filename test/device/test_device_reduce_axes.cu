@@ -143,8 +143,13 @@ TEST_CASE("Integer sums over random shapes and axis sets", "[device][axes]")
   }
 }
 
-TEST_CASE("Long columns are cut into units, in one or several steps", "[device][axes]")
+TEST_CASE("Long columns: exact sums along column trees, and an order-preserving operator's units of rows in one or "
+          "several steps",
+          "[device][axes]")
 {
+  // The comments name the units HigherDimKernel cuts the columns into for the order-preserving operator (affine
+  // maps); the exact sums go along the trees the segmented reduction gives rows of the same length (a large
+  // segment's units, then their partials), but over wide rows, where HigherDimKernel takes each column whole.
   const std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>> cases = {
       {{20000, 3}, {0}},         // a few units of many rows
       {{5000, 300}, {0}},        // 128-row units, then a second step
@@ -166,6 +171,10 @@ TEST_CASE("Long columns are cut into units, in one or several steps", "[device][
     const auto out      = device_reduce<std::int32_t>(values, shape, axes, expected.size(), fold::Sum{}, -3);
     INFO("shape of " << shape.size() << " dims, " << product(shape) << " items, mask " << mask);
     CHECK(out == expected);
+    const auto maps = fold_test::random_values<std::uint32_t>(
+        static_cast<std::size_t>(product(shape)), 7 + product(shape), fold_test::Values::full_range);
+    CHECK(device_reduce<std::uint32_t>(maps, shape, axes, expected.size(), Affine16{}, 0x10000u) ==
+          host_reduce<std::uint32_t>(maps, shape, mask, 0x10000u, Affine16{}));
   }
 }
 
@@ -293,12 +302,12 @@ TEST_CASE("Min and Max over floating-point axes: the bits of fold's operators, N
 
 TEST_CASE("Outer axes of rows narrower than a vector: exact sums, and the same bits unaligned", "[device][axes]")
 {
-  // HigherDimKernel reads rows of 2 to V / 2 columns several to a 16-byte vector and deals the vectors round-robin
-  // when the operator is commutative: whole vectors where the unit starts aligned and the vector lies inside it,
-  // item by item otherwise (odd row counts, a batch whose rows start off a vector, an input one item off), the
-  // same items in the same order either way. Integer and small-integer half sums are exact, so every output is
-  // checked; float sums of the same items aligned and one item off must have the same bits. A non-commutative
-  // operator over the same rows keeps them in order (runs of rows).
+  // Rows of 2 to V / 2 columns are read several to a 16-byte vector, by the column trees (uint32, half and float
+  // sums: slots of whole vectors) and by HigherDimKernel (int8 sums: vectors dealt round-robin): whole vectors where
+  // the slot or unit starts aligned, item by item otherwise (odd row counts, a batch whose rows start off a vector,
+  // an input one item off), the same items in the same order either way. Integer and small-integer half sums are
+  // exact, so every output is checked; float sums of the same items aligned and one item off must have the same
+  // bits. A non-commutative operator over the same rows keeps them in order (HigherDimKernel's runs of rows).
   const std::vector<std::pair<std::vector<std::int64_t>, int>> int_cases = {
       {{129, 2}, 0}, {{4096, 2}, 0}, {{100003, 2}, 0}, {{1 << 20, 2}, 0}, {{3, 1001, 2}, 1}, {{5, 4096, 2}, 1}};
   for (const auto& [shape, axis] : int_cases)

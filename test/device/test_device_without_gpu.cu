@@ -23,6 +23,12 @@ const bool devices_hidden = setenv("CUDA_VISIBLE_DEVICES", "", 1) == 0;
 
 using Call = std::function<cudaError_t(void*, std::size_t&)>;
 
+//! Associative and not declared commutative: fold keeps its operands' order.
+struct FirstOf
+{
+  __host__ __device__ float operator()(float a, float) const { return a; }
+};
+
 bool no_device_error(cudaError_t error)
 {
   return error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver;
@@ -104,11 +110,19 @@ TEST_CASE("Without a device every call returns the runtime's no-device error and
         return fold::DeviceReduceAxes::Sum(t, b, d_in, d_out, {1024, 1024}, {0});
       },
       out);
-  // An exact reduction over the first axis: two buffers sized by the shape alone; the query succeeds, the run fails.
+  // So does an exact one (a column tree of the architecture's tiles too).
   expect_no_device(
       "DeviceReduceAxes::Reduce Max (first axis)",
       [&](void* t, std::size_t& b) {
         return fold::DeviceReduceAxes::Reduce(t, b, d_in, d_out, {1024, 1024}, {0}, fold::Max{}, -1.0f);
+      },
+      out);
+  // An order-preserving operator over the first axis: units of rows and two buffers, sized by the shape alone; the
+  // query succeeds, the run fails.
+  expect_no_device(
+      "DeviceReduceAxes::Reduce, an order-preserving operator (first axis)",
+      [&](void* t, std::size_t& b) {
+        return fold::DeviceReduceAxes::Reduce(t, b, d_in, d_out, {1024, 1024}, {0}, FirstOf{}, -1.0f);
       },
       out,
       /*query_needs_device=*/false);
