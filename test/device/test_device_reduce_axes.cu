@@ -149,7 +149,7 @@ TEST_CASE("Long columns: exact sums along column trees, and an order-preserving 
 {
   // The comments name the units HigherDimKernel cuts the columns into for the order-preserving operator (affine
   // maps); the exact sums go along the trees the segmented reduction gives rows of the same length (a large
-  // segment's units, then their partials), but over wide rows, where HigherDimKernel takes each column whole.
+  // segment's units, then their partials), wide rows too.
   const std::vector<std::pair<std::vector<std::int64_t>, std::vector<int>>> cases = {
       {{20000, 3}, {0}},         // a few units of many rows
       {{5000, 300}, {0}},        // 128-row units, then a second step
@@ -159,7 +159,7 @@ TEST_CASE("Long columns: exact sums along column trees, and an order-preserving 
       {{2, 1500, 3, 200, 4}, {0, 1, 3}},
       {{70000}, {0}},         // everything: one segment
       {{7, 9}, {}},           // nothing reduced
-      {{300, 65536}, {0}},    // wide rows of an exact sum: one unit
+      {{300, 65536}, {0}},    // wide rows: the affine maps in 128-row units
       {{2, 200, 65541}, {1}}, // the same, batched, a row not a whole number of vectors
   };
   for (const auto& [shape, axes] : cases)
@@ -176,6 +176,13 @@ TEST_CASE("Long columns: exact sums along column trees, and an order-preserving 
     CHECK(device_reduce<std::uint32_t>(maps, shape, axes, expected.size(), Affine16{}, 0x10000u) ==
           host_reduce<std::uint32_t>(maps, shape, mask, 0x10000u, Affine16{}));
   }
+  // Wide rows of an exact operator over 1-byte items (16384 groups of 16 columns): HigherDimKernel takes each column
+  // whole, in one unit of 200 rows.
+  const std::vector<std::int64_t> wide = {200, 1 << 18};
+  const auto bytes = fold_test::random_values<std::int8_t>(static_cast<std::size_t>(product(wide)), 95,
+                                                           fold_test::Values::full_range);
+  CHECK(device_reduce<std::int32_t>(bytes, wide, {0}, std::size_t{1} << 18, fold::Sum{}, 0) ==
+        host_reduce<std::int32_t>(bytes, wide, 1u, 0, [](std::int32_t a, std::int8_t b) { return a + b; }));
 }
 
 TEST_CASE("Non-commutative operators see each output's items in row-major order", "[device][axes][order]")

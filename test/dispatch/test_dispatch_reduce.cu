@@ -544,8 +544,13 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
                                                  fold::DefaultTuning>;
   using Int   = fold::detail::
       DispatchReduceAxes<const int*, int*, fold::Sum, fold::detail::InitialValue<int>, int, fold::DefaultTuning>;
+  using Int8 = fold::detail::
+      DispatchReduceAxes<const std::int8_t*, int*, fold::Sum, fold::detail::InitialValue<int>, int, fold::DefaultTuning>;
   STATIC_REQUIRE(Float::emulates_rows);
   STATIC_REQUIRE(!Int::emulates_rows);
+  // An exact operator over 4-byte items goes along the trees too (any tree gives its bits), over narrower ones not.
+  STATIC_REQUIRE(Int::tree_steps);
+  STATIC_REQUIRE(!Int8::tree_steps);
   // The classes and tile of a float segment on sm_90, as the segmented kernels compute them.
   const fold::detail::TileShape shape = fold::detail::reduce_tile_shape<const float*, float, fold::DefaultTuning>(900);
   const auto classes                  = fold::detail::SegmentClasses::make(fold::detail::segmented_policy(), shape);
@@ -654,11 +659,21 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
     CHECK(l[0].trailing == 0);
     CHECK(!Float::takes_tail(l, 0, 132));
   }
-  SECTION("an exact reduction keeps the plan's step")
+  SECTION("an exact reduction over 4-byte items goes along the rows' tree, wide rows too; over 1-byte items it keeps "
+          "the plan's step")
   {
     AxesLaunch launches[3];
     count = 0;
-    Int::expand<const int*>(AxesStep{false, 1, 70000, 1000, 128, 547}, 900, launches, count);
+    Int::expand<const int*>(AxesStep{false, 1, 70000, 1000, 70000, 1}, 900, launches, count);
+    REQUIRE(count >= 1);
+    CHECK(launches[0].along_tree());
+    CHECK(launches[0].tree.rule.rows == 70000);
+    count = 0;
+    Int::expand<const int*>(AxesStep{false, 1, 4096, 65536, 4096, 1}, 900, launches, count);
+    REQUIRE(count >= 1);
+    CHECK(launches[0].along_tree());
+    count = 0;
+    Int8::expand<const std::int8_t*>(AxesStep{false, 1, 70000, 1000, 128, 547}, 900, launches, count);
     REQUIRE(count == 1);
     CHECK(!launches[0].along_tree());
     CHECK(launches[0].step.units == 547);

@@ -6,9 +6,10 @@
 //! - the last dimension reduced, `[batch, rows]` -> `[batch]`: the segmented reduction with fixed-size segments;
 //! - a higher dimension reduced, `[batch, rows, cols]` -> `[batch, cols]`: for a commutative operator (an exact one
 //!   over items of 4 bytes or more), each column whole along a tree of its own (`ColumnTreeKernel`, see `expand`);
-//!   otherwise, and for an exact operator's wide rows, `HigherDimKernel`, in which each thread owns a column and folds a contiguous run of rows (Paddle's reduce
-//!   over the highest dimension). There long columns are cut into units of `rows_per_unit` rows (but for wide rows,
-//!   `wide_rows_per_unit`), one partial row each, `[batch, units, cols]`, which the next step reduces the same way.
+//!   otherwise `HigherDimKernel`, in which each thread owns a column and folds a contiguous run of rows (Paddle's
+//!   reduce over the highest dimension). There long columns are cut into units of `rows_per_unit` rows (but for the
+//!   wide rows of an exact commutative operator, `wide_rows_per_unit`), one partial row each, `[batch, units, cols]`,
+//!   which the next step reduces the same way.
 //! Steps hand their results on in the accumulator type through the temporary storage; only the last applies the
 //! initial value. The nested reductions keep the row-major order of the reduced items (outer before inner), so an
 //! operator need only be associative, and every step's tree depends only on the shape.
@@ -59,14 +60,10 @@ constexpr std::int64_t rows_per_unit(std::int64_t rows, std::int64_t cols)
 //! and Max reduced order keys).
 inline constexpr std::int64_t wide_block_groups = 16;
 
-constexpr bool wide_rows(std::int64_t cols, std::int64_t vector_items)
-{
-  return vector_items > 0 && (cols + vector_items - 1) / vector_items >= min_higher_dim_blocks * wide_block_groups;
-}
-
 constexpr std::int64_t wide_rows_per_unit(std::int64_t rows, std::int64_t cols, std::int64_t vector_items)
 {
-  return wide_rows(cols, vector_items) ? rows : rows_per_unit(rows, cols);
+  const std::int64_t groups = vector_items > 0 ? (cols + vector_items - 1) / vector_items : 0;
+  return groups >= min_higher_dim_blocks * wide_block_groups ? rows : rows_per_unit(rows, cols);
 }
 
 //! The steps of a reduction of `shape` over `axes`, and what the call produces.
@@ -523,14 +520,15 @@ struct DispatchReduceAxes
   //! is not emulated).
   static constexpr bool emulates_rows = is_commutative_v<ReductionOpT> && !is_exact_v<ReductionOpT, AccumT>;
 
-  //! Whether higher-dimension steps go along column trees (`ColumnTreeKernel`): `emulates_rows`, and an exact
-  //! commutative operator over items of 4 bytes or more too (any tree gives its bits), but over wide rows (`wide_rows`:
-  //! one `HigherDimKernel` launch each). On an H200 the trees took 0.86 of `HigherDimKernel`'s time (its 128-row
-  //! units, then their partials) for int32 sums over the middle axis of [64, 4096, 256], and 0.91-0.96 for float Max
-  //! over it, over axes {0, 1, 2} of [64, 56, 56, 256] and over axis 0 of [2^24, 16]; more rows in flight in
-  //! `HigherDimKernel` (8 or 16, not 4) were slower there (docs/performance.md, "Axes: exact operators along the
-  //! column trees"). Narrower items keep `HigherDimKernel` (not measured; Min and Max over 16-bit floats fold two
-  //! columns a word there, `PackedColumnExtremes`).
+  //! Whether higher-dimension steps go along column trees (`ColumnTreeKernel`), never `HigherDimKernel`:
+  //! `emulates_rows`, and an exact commutative operator over items of 4 bytes or more too (any tree gives its bits).
+  //! On an H200 the trees took 0.86 of `HigherDimKernel`'s time (its 128-row units, then their partials) for int32
+  //! sums over the middle axis of [64, 4096, 256], and 0.91-0.96 for float Max over it, over axes {0, 1, 2} of
+  //! [64, 56, 56, 256] and over axis 0 of [2^24, 16]; over the wide rows of [4096, 65536] (`wide_rows_per_unit`'s one
+  //! launch) float Max took 1.02, within the lease's spread, and one kernel family less to compile. More rows in flight
+  //! in `HigherDimKernel` (8 or 16, not 4) were slower (docs/performance.md, "Axes: exact operators along the column
+  //! trees"). Narrower items keep `HigherDimKernel` (not measured; Min and Max over 16-bit floats fold two columns a
+  //! word there, `PackedColumnExtremes`).
   static constexpr bool tree_steps =
       emulates_rows || (is_commutative_v<ReductionOpT> && sizeof(value_t<InputIteratorT>) >= 4);
 
@@ -539,8 +537,9 @@ struct DispatchReduceAxes
   //! - along the rows' tree (`emulates_rows`): the unit's leaves in groups of a block's (`[batch, units, groups,
   //!   cols]`); the groups' partials combined by a second launch along the same tree; a large segment's unit partials
   //!   by a third, along `AgentSegmentedReduce::fold_partials`' tree;
-  //! - otherwise, and for an exact operator's wide rows, the step as the plan made it, one `HigherDimKernel` launch.
-  //! A tuning whose tree is not emulated, and an exact operator, get a block agent's tree over the whole column.
+  //! - otherwise the step as the plan made it, one `HigherDimKernel` launch.
+  //! A tuning whose tree is not emulated gets a block agent's tree over the whole column; an exact operator (any tree
+  //! gives its bits) the rows' tree all the same.
   template <typename InT>
   static void expand(const AxesStep& s, int arch, AxesLaunch* launches, int& count)
   {
@@ -553,11 +552,6 @@ struct DispatchReduceAxes
     const TileShape partials = reduce_tile_shape<AccumT*, AccumT, TuningT>(arch);
     if constexpr (tree_steps)
     {
-      if (!emulates_rows && wide_rows(s.cols, V))
-      {
-        launches[count++] = {s, {}};
-        return;
-      }
       // A tuning whose rows' tree is not emulated gets a block agent's tree over the whole column.
       const bool emulated = shape.block_algorithm == BlockReduceAlgorithm::warp_reductions &&
                             partials.block_algorithm == BlockReduceAlgorithm::warp_reductions &&
@@ -675,7 +669,7 @@ struct DispatchReduceAxes
                               cudaStream_t stream)
   {
     const DispatchHooks hooks = hooks_of<TuningT>();
-    // Columns along trees are whole; an exact commutative operator's wide rows are one unit.
+    // Columns along trees are whole; for `HigherDimKernel`, an exact commutative operator's wide rows are one unit.
     const AxesPlan plan = make_axes_plan(
         shape, axes, tree_steps, is_commutative_v<ReductionOpT> ? column_vector_items<InputIteratorT>() : 0);
     if (!plan.valid)
@@ -826,34 +820,28 @@ struct DispatchReduceAxes
         error = final ? last_dim(base + segmented, seg_bytes, in, out, l.step, op, init, stream)
                       : last_dim(base + segmented, seg_bytes, in, to, l.step, op, NoInit<AccumT>{}, stream);
       }
-      else if (l.along_tree()) // only ever `tree_steps`
-      {
-        if constexpr (tree_steps)
-        {
-          if (first)
-          {
-            error = final ? along_tree(in, out, l, op, init, TransformT{}, t, sms, overlap, stream)
-                          : along_tree(in, to, l, op, NoInit<AccumT>{}, TransformT{}, t, sms, overlap, stream);
-          }
-          else
-          {
-            error = final ? along_tree(from, out, l, op, init, Cast{}, t, sms, overlap, stream)
-                          : along_tree(from, to, l, op, NoInit<AccumT>{}, Cast{}, t, sms, overlap, stream);
-          }
-        }
-      }
-      else if constexpr (!emulates_rows) // `emulates_rows` launches only ever go along trees
+      else if constexpr (tree_steps)
       {
         if (first)
         {
-          error = final ? higher_dim(in, out, l.step, op, init, TransformT{}, sms, overlap, stream)
-                        : higher_dim(in, to, l.step, op, NoInit<AccumT>{}, TransformT{}, sms, overlap, stream);
+          error = final ? along_tree(in, out, l, op, init, TransformT{}, t, sms, overlap, stream)
+                        : along_tree(in, to, l, op, NoInit<AccumT>{}, TransformT{}, t, sms, overlap, stream);
         }
         else
         {
-          error = final ? higher_dim(from, out, l.step, op, init, Cast{}, sms, overlap, stream)
-                        : higher_dim(from, to, l.step, op, NoInit<AccumT>{}, Cast{}, sms, overlap, stream);
+          error = final ? along_tree(from, out, l, op, init, Cast{}, t, sms, overlap, stream)
+                        : along_tree(from, to, l, op, NoInit<AccumT>{}, Cast{}, t, sms, overlap, stream);
         }
+      }
+      else if (first)
+      {
+        error = final ? higher_dim(in, out, l.step, op, init, TransformT{}, sms, overlap, stream)
+                      : higher_dim(in, to, l.step, op, NoInit<AccumT>{}, TransformT{}, sms, overlap, stream);
+      }
+      else
+      {
+        error = final ? higher_dim(from, out, l.step, op, init, Cast{}, sms, overlap, stream)
+                      : higher_dim(from, to, l.step, op, NoInit<AccumT>{}, Cast{}, sms, overlap, stream);
       }
       if (error != cudaSuccess)
       {

@@ -231,10 +231,16 @@ struct DispatchSegmentedReduce
       switch (fixed_vector_run(classes, in, length))
       {
       case lane_items:
-        return fixed_lane_runs(classes, length, lane_items) == fixed_thread_runs
-                   ? fixed_kernel(std::integral_constant<int, lane_items>{},
-                                  std::integral_constant<int, fixed_thread_runs>{})
-                   : fixed_kernel(std::integral_constant<int, lane_items>{}, one_run{});
+        switch (fixed_lane_runs(classes, length, lane_items))
+        {
+        case fixed_thread_runs:
+          return fixed_kernel(std::integral_constant<int, lane_items>{},
+                              std::integral_constant<int, fixed_thread_runs>{});
+        case 2:
+          return fixed_kernel(std::integral_constant<int, lane_items>{}, std::integral_constant<int, 2>{});
+        default:
+          return fixed_kernel(std::integral_constant<int, lane_items>{}, one_run{});
+        }
       case 2:
         return fixed_kernel(std::integral_constant<int, 2>{}, one_run{});
       default:

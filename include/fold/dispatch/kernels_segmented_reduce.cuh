@@ -177,11 +177,14 @@ inline constexpr int fixed_thread_runs = 4;
 //! The lane runs a thread of `SegmentedFixedKernel` folds of each small segment of `length` items whose runs are
 //! whole vectors of `vector_run` items: `fixed_thread_runs` (4) where its lane group is 4 lanes or more (the group's
 //! first two levels of the tree in the thread, so a quarter of the shuffles; at 4 lanes, 16 items, a thread the
-//! segment), otherwise 1. Starting at 4 lanes rather than 8 took ArgMax over 16 items to 0.88 of the time on an H100
-//! (the other 16-item cases 0.97-0.99).
+//! segment), 2 where it is 2 lanes (a thread the segment, no shuffle), otherwise 1. Starting at 4 lanes rather than 8
+//! took ArgMax over 16 items to 0.88 of the time on an H100 (the other 16-item cases 0.97-0.99); 2 runs a thread at 2
+//! lanes took 0.83-0.97 of the time for float segments of 8 items and half ones of 16 on an H200 (docs/performance.md,
+//! "Small fixed-size segments: two lane runs a thread").
 FOLD_HOST_DEVICE constexpr int fixed_lane_runs(const SegmentClasses& classes, std::uint64_t length, int vector_run)
 {
-  return vector_run == classes.lane_items && classes.lanes(length) >= fixed_thread_runs ? fixed_thread_runs : 1;
+  const int lanes = classes.lanes(length);
+  return vector_run != classes.lane_items ? 1 : lanes >= fixed_thread_runs ? fixed_thread_runs : lanes == 2 ? 2 : 1;
 }
 
 //! One-item segments a thread of `SegmentedFixedKernel` takes per task: consecutive ones, loaded like a lane run.
@@ -621,10 +624,11 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
 //! two for 8-byte items in runs of 4) and folded without a check per item; an instantiation of its own, with 40
 //! registers for float, half and int8 sums (6 blocks to a multiprocessor; the other: 40, 48, 48). As a branch of this
 //! one it read float no faster and took half to 54 registers (docs/performance.md, "Small fixed-size segments: a vector
-//! load per lane run"). `LaneRuns` (4, with vector runs of `lane_items` in lane groups of 4 lanes or more, as
-//! `fixed_lane_runs` says): a thread loads 4 consecutive runs and merges them along the tree's first two levels, and
-//! a quarter as many threads shuffle the rest; the same tree. On an H100 that took ArgMax over 128 items from 43 to
-//! 76 % of peak and half from 64 to 80 % (docs/performance.md, "Small fixed-size segments: four lane runs a thread").
+//! load per lane run"). `LaneRuns` (4, with vector runs of `lane_items` in lane groups of 4 lanes or more; 2 in
+//! groups of 2, as `fixed_lane_runs` says): a thread loads 4 (2) consecutive runs and merges them along the tree's
+//! first two levels (its first), and a quarter as many threads shuffle the rest (none); the same tree. On an H100 4
+//! runs took ArgMax over 128 items from 43 to 76 % of peak and half from 64 to 80 % (docs/performance.md, "Small
+//! fixed-size segments: four lane runs a thread").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
@@ -661,7 +665,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   // Measured on an H100: half sums of 1-128 items in runs of 4 took 0.77-0.94 of the time; float sums 1.02-1.04 and
   // float ArgMax 1.10-1.12 (48 registers, not 40), so wider items do without. Since half's runs hold 8 items (16
   // bytes), a thread taking one vector run a segment does without too: rows of 16 half took 1.11 of the time with it,
-  // 1.03 without; 4 runs a thread keep it (128 items: 1.02-1.04 with, 1.10 without), and so does the instantiation
+  // 1.03 without, and 2 runs a thread do without as well (rows of 16 half: 0.86 of one run's time without, 0.91
+  // with, on an H200); 4 runs a thread keep it (128 items: 1.02-1.04 with, 1.10 without), and so does the instantiation
   // without vector runs (without, nvcc gave it 56 registers, not 48). docs/performance.md, "Small segments: lane runs
   // of 16 bytes for 2-byte items".
   auto prefetch_step = [&](std::int64_t first, std::int64_t segments)
@@ -763,7 +768,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
        origin - tid / lanes < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_step)
   {
-    if constexpr (VectorRun == 0 || LaneRuns > 1 || run_items * sizeof(value_t<InputIteratorT>) < 16)
+    if constexpr (VectorRun == 0 || LaneRuns > 2 || run_items * sizeof(value_t<InputIteratorT>) < 16)
     {
       prefetch_step(origin - tid / lanes + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
     }
