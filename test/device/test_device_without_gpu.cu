@@ -8,6 +8,7 @@
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include <catch2/catch.hpp>
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -110,7 +111,16 @@ TEST_CASE("Without a device every call returns the runtime's no-device error and
         return fold::DeviceReduceAxes::Sum(t, b, d_in, d_out, {1024, 1024}, {0});
       },
       out);
-  // So do exact ones over 4-byte items (integer sums, Min, Max: the same trees).
+  // So do exact ones over 4-byte items (integer sums, Min, Max: the same trees). Max over half takes
+  // HigherDimKernel's units instead (two columns a word), sized by the shape alone: the query succeeds, the run fails.
+  expect_no_device(
+      "DeviceReduceAxes::Max over half (first axis)",
+      [&](void* t, std::size_t& b) {
+        return fold::DeviceReduceAxes::Max(
+            t, b, reinterpret_cast<const __half*>(d_in), reinterpret_cast<__half*>(d_out), {1024, 1024}, {0});
+      },
+      out,
+      /*query_needs_device=*/false);
   // An order-preserving operator over the first axis: units of rows and two buffers, sized by the shape alone; the
   // query succeeds, the run fails.
   expect_no_device(
