@@ -1217,6 +1217,58 @@ TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][se
   }
 }
 
+TEST_CASE("Segmented Reduce keeps index order where every segment of a group is a lane's own",
+          "[device][segmented][order]")
+{
+  // Segments of at most two lane runs (0 to 2 x lane_items items): where all 32 of two groups are that short,
+  // SegmentedWarpKernel gives each its own lane, its second run merged after its first. A longer small segment every
+  // 97 sends about a third of the groups through the lane-group layout instead, so both are checked in one call.
+  const SegmentClasses sizes = classes<fold_test::Mat2>();
+  fold_test::Random random{23};
+  std::vector<std::int64_t> lengths(20011);
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+  {
+    lengths[i] = i % 97 == 0 ? random.between(2 * sizes.lane_items + 1, static_cast<std::int64_t>(sizes.small_max))
+                             : random.between(0, 2 * sizes.lane_items);
+  }
+  const Segments segments = back_to_back(lengths);
+  const auto values       = fold_test::random_matrices(segments.items, 24);
+  const auto n            = static_cast<std::int64_t>(segments.begins.size());
+  const fold_test::Mat2 init{1, 2, 3, 5};
+  fold_test::DeviceBuffer<fold_test::Mat2> d_in(values), d_out(n);
+  fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
+  d_out.poison();
+  {
+    fold_test::ForceDispatch force(fold::detail::DispatchHooks{}); // nothing forced: the order test's instantiation
+    fold_test::two_call(
+        [&](void* temp, std::size_t& bytes)
+        {
+          return fold::DeviceSegmentedReduce::Reduce(temp,
+                                                     bytes,
+                                                     d_in.get(),
+                                                     d_out.get(),
+                                                     n,
+                                                     d_begins.get(),
+                                                     d_ends.get(),
+                                                     fold_test::MatMul{},
+                                                     init,
+                                                     0,
+                                                     fold_test::forced);
+        });
+  }
+  const auto out = d_out.to_host();
+  for (std::int64_t i = 0; i < n; ++i)
+  {
+    fold_test::Mat2 expected = init;
+    for (std::int64_t j = segments.begins[i]; j < segments.ends[i]; ++j)
+    {
+      expected = fold_test::MatMul{}(expected, values[j]);
+    }
+    INFO("segment " << i << " of length " << segments.ends[i] - segments.begins[i]);
+    REQUIRE(out[i] == expected);
+  }
+}
+
 TEST_CASE("A segmented call through offsets captures as three kernels and replays", "[device][segmented][graph]")
 {
   // The state the kernels share is cleared by a kernel (GridClearKernel), not a memset, so that the call's

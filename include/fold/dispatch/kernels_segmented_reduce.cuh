@@ -542,9 +542,9 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   };
 
   // Each warp holds the offsets of two groups, `group` and `group + stride`, read one step ahead. When both have only
-  // one-lane segments (at most `lane_items` items each, or none), their runs are loaded together and both groups are
-  // done in one step: twice the loads in flight, for the segments whose cost is the round trip. Otherwise the first
-  // group is reduced alone (one copy of its code).
+  // segments a lane can take whole (at most `own_max` items each, or none: `fold_own`), their runs are loaded together
+  // and both groups are done in one step: twice the loads in flight, for the segments whose cost is the round trip.
+  // Otherwise the first group is reduced alone (one copy of its code).
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * warps;
   std::int64_t group        = static_cast<std::int64_t>(blockIdx.x) * warps + warp;
   auto read_group           = [&](std::int64_t g, std::int64_t& begin, std::uint64_t& length)
@@ -564,6 +564,29 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       prefetch_items<1>(in, begin, length);
     }
   };
+  // A segment of at most `own_max` items in its own lane: one lane run, or for items of 4 bytes or more two (a group
+  // of two lanes: runs of ceil(items / 2) items), the second merged after the first, as the group's shuffle would
+  // (`merge_runs_in_tree`). The second run is read only where a lane of the warp has one (a vote), so groups of
+  // one-lane segments cost nearly what they did before. Each item is loaded and transformed under its own check
+  // (`fold_run`'s `LoadsFirst` off): here that kept both groups' loads in flight for Min too, which every load first
+  // did not. On an H200, segments of 7 and 8 floats or int32 took 0.66-0.74 of the time (48 -> 72 % of peak), Min and
+  // ArgMax over 7 floats 0.74 and 0.71, one-item segments 1.02-1.03; such groups in a branch of their own slowed every
+  // other case through offsets by 2-8 %, and the second run read unconditionally one-item segments by 10-31 %
+  // (docs/performance.md, "Small segments through offsets: two lane runs in one lane").
+  constexpr int own_runs = sizeof(value_t<InputIteratorT>) >= 4 ? 2 : 1;
+  constexpr auto own_max = static_cast<std::uint64_t>(own_runs * sizes.lane_items);
+  auto fold_own          = [&](std::int64_t begin, int items) -> AccumT
+  {
+    const int run  = own_runs > 1 && items > sizes.lane_items ? (items + 1) >> 1 : items;
+    AccumT runs[2] = {
+        fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(in + begin, 0, run, thread_op, transform), AccumT{}};
+    if (own_runs > 1 && __any_sync(~0u, items > run))
+    {
+      runs[1] = fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(in + begin, run, items, thread_op, transform);
+      merge_runs_in_tree(runs, 0, items > run ? 2 : 1, op);
+    }
+    return runs[0];
+  };
   std::int64_t begin0, begin1;
   std::uint64_t length0, length1;
   read_group(group, begin0, length0);
@@ -573,18 +596,13 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     std::int64_t begin2;
     std::uint64_t length2;
     read_group(group + 2 * stride, begin2, length2);
-    constexpr auto one_lane = static_cast<std::uint64_t>(sizes.lane_items);
-    if (__all_sync(~0u, length0 <= one_lane && length1 <= one_lane))
+    if (__all_sync(~0u, length0 <= own_max && length1 <= own_max))
     {
       std::int64_t begin3;
       std::uint64_t length3;
       read_group(group + 3 * stride, begin3, length3);
-      // Each item loaded and transformed under its own check (`fold_run`'s `LoadsFirst` off): here that kept both
-      // groups' loads in flight for Min too, which every load first did not (docs/performance.md).
-      const AccumT first = fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(
-          in + begin0, 0, static_cast<int>(length0), thread_op, transform);
-      const AccumT second = fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(
-          in + begin1, 0, static_cast<int>(length1), thread_op, transform);
+      const AccumT first         = fold_own(begin0, static_cast<int>(length0));
+      const AccumT second        = fold_own(begin1, static_cast<int>(length1));
       const std::int64_t segment = group * 32 + lane;
       if (segment < num_segments && length0 == 0)
       {
