@@ -1170,76 +1170,20 @@ TEST_CASE("Fixed-size large segments outnumbering the blocks that fold their par
   failures.report();
 }
 
-TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][segmented][order]")
+//! 2x2 matrix products (not commutative) over `segments` of random matrices through offsets, the lists capped at
+//! `cap` segments (0: the policy's cap), each checked against the host's product in index order.
+void check_matrix_products_in_order(const Segments& segments, std::uint64_t seed, int cap)
 {
-  // 2x2 matrix products: not commutative, so every class must fold its items in order.
-  const SegmentClasses sizes = classes<fold_test::Mat2>();
-  const Segments segments    = back_to_back(lengths_of_every_class(sizes, 21));
-  const auto values          = fold_test::random_matrices(segments.items, 22);
-  const auto n               = static_cast<std::int64_t>(segments.begins.size());
+  const auto values = fold_test::random_matrices(segments.items, seed);
+  const auto n      = static_cast<std::int64_t>(segments.begins.size());
   const fold_test::Mat2 init{1, 2, 3, 5};
   fold_test::DeviceBuffer<fold_test::Mat2> d_in(values), d_out(n);
   fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
-  for (int cap : {0, 1})
+  fold::detail::DispatchHooks hooks;
+  hooks.max_listed_segments = cap;
   {
-    fold::detail::DispatchHooks hooks;
-    hooks.max_listed_segments = cap;
-    {
-      fold_test::ForceDispatch force(hooks);
-      d_out.poison();
-      fold_test::two_call(
-          [&](void* temp, std::size_t& bytes)
-          {
-            return fold::DeviceSegmentedReduce::Reduce(temp,
-                                                       bytes,
-                                                       d_in.get(),
-                                                       d_out.get(),
-                                                       n,
-                                                       d_begins.get(),
-                                                       d_ends.get(),
-                                                       fold_test::MatMul{},
-                                                       init,
-                                                       0,
-                                                       fold_test::forced);
-          });
-    }
-    const auto out = d_out.to_host();
-    for (std::int64_t i = 0; i < n; ++i)
-    {
-      INFO("segment " << i << " of length " << segments.ends[i] - segments.begins[i] << ", cap " << cap);
-      fold_test::Mat2 expected = init;
-      for (std::int64_t j = segments.begins[i]; j < segments.ends[i]; ++j)
-      {
-        expected = fold_test::MatMul{}(expected, values[j]);
-      }
-      CHECK(out[i] == expected);
-    }
-  }
-}
-
-TEST_CASE("Segmented Reduce keeps index order where every segment of a group is a lane's own",
-          "[device][segmented][order]")
-{
-  // Segments of at most two lane runs (0 to 2 x lane_items items): where all 32 of two groups are that short,
-  // SegmentedWarpKernel gives each its own lane, its second run merged after its first. A longer small segment every
-  // 97 sends about a third of the groups through the lane-group layout instead, so both are checked in one call.
-  const SegmentClasses sizes = classes<fold_test::Mat2>();
-  fold_test::Random random{23};
-  std::vector<std::int64_t> lengths(20011);
-  for (std::size_t i = 0; i < lengths.size(); ++i)
-  {
-    lengths[i] = i % 97 == 0 ? random.between(2 * sizes.lane_items + 1, static_cast<std::int64_t>(sizes.small_max))
-                             : random.between(0, 2 * sizes.lane_items);
-  }
-  const Segments segments = back_to_back(lengths);
-  const auto values       = fold_test::random_matrices(segments.items, 24);
-  const auto n            = static_cast<std::int64_t>(segments.begins.size());
-  const fold_test::Mat2 init{1, 2, 3, 5};
-  fold_test::DeviceBuffer<fold_test::Mat2> d_in(values), d_out(n);
-  fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
-  d_out.poison();
-  {
-    fold_test::ForceDispatch force(fold::detail::DispatchHooks{}); // nothing forced: the order test's instantiation
+    fold_test::ForceDispatch force(hooks);
+    d_out.poison();
     fold_test::two_call(
         [&](void* temp, std::size_t& bytes)
         {
@@ -1259,14 +1203,41 @@ TEST_CASE("Segmented Reduce keeps index order where every segment of a group is 
   const auto out = d_out.to_host();
   for (std::int64_t i = 0; i < n; ++i)
   {
+    INFO("segment " << i << " of length " << segments.ends[i] - segments.begins[i] << ", cap " << cap);
     fold_test::Mat2 expected = init;
     for (std::int64_t j = segments.begins[i]; j < segments.ends[i]; ++j)
     {
       expected = fold_test::MatMul{}(expected, values[j]);
     }
-    INFO("segment " << i << " of length " << segments.ends[i] - segments.begins[i]);
-    REQUIRE(out[i] == expected);
+    CHECK(out[i] == expected);
   }
+}
+
+TEST_CASE("Segmented Reduce keeps index order within each segment", "[device][segmented][order]")
+{
+  // Every class must fold its items in order, whether its segments are listed or taken by range.
+  const Segments segments = back_to_back(lengths_of_every_class(classes<fold_test::Mat2>(), 21));
+  for (int cap : {0, 1})
+  {
+    check_matrix_products_in_order(segments, 22, cap);
+  }
+}
+
+TEST_CASE("Segmented Reduce keeps index order where every segment of a group is a lane's own",
+          "[device][segmented][order]")
+{
+  // Segments of at most two lane runs (0 to 2 x lane_items items): where all 32 of two groups are that short,
+  // SegmentedWarpKernel gives each its own lane, its second run merged after its first. A longer small segment every
+  // 97 sends about a third of the groups through the lane-group layout instead, so both are checked in one call.
+  const SegmentClasses sizes = classes<fold_test::Mat2>();
+  fold_test::Random random{23};
+  std::vector<std::int64_t> lengths(20011);
+  for (std::size_t i = 0; i < lengths.size(); ++i)
+  {
+    lengths[i] = i % 97 == 0 ? random.between(2 * sizes.lane_items + 1, static_cast<std::int64_t>(sizes.small_max))
+                             : random.between(0, 2 * sizes.lane_items);
+  }
+  check_matrix_products_in_order(back_to_back(lengths), 24, 0);
 }
 
 TEST_CASE("A segmented call through offsets captures as three kernels and replays", "[device][segmented][graph]")
