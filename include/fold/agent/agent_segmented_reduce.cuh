@@ -7,7 +7,8 @@
 //! - a small segment is a group of `lanes(length)` lanes, each folding a run of at most `lane_items` items
 //!   (`fold_run`; `small_lanes` and `runs_of` without loops or divisions by a variable), the runs reduced in lane
 //!   order; where one thread holds several runs, it merges them along the same tree (`fold_runs_in_tree`, all of a
-//!   segment's; `merge_runs_in_tree`, a group's first levels);
+//!   segment's; `merge_runs_in_tree`, a group's first levels; `fold_own_segment`, the one or two runs a group of
+//!   one or two lanes folds);
 //! - a warp segment is one warp agent (`AgentReduce` at warp scope);
 //! - a block segment is one unit and a large one `units(length)` units of whole tiles, each reduced by a block agent
 //!   (`AgentSegmentedReduce::reduce_unit`), and a large segment's unit partials are folded in order
@@ -323,6 +324,34 @@ FOLD_DEVICE FOLD_FORCEINLINE void merge_runs_in_tree(AccumT (&runs)[Runs], int f
       }
     }
   }
+}
+
+//! A small segment of `items` items at `in` (at most `OwnRuns` x `LaneItems`) in one thread: one lane run, or two
+//! where `OwnRuns` is 2 (runs of ceil(items / 2) items, the two a group of two lanes folds), the second merged after
+//! the first as the group's shuffle would (`merge_runs_in_tree`), so the same bits. Each item is loaded and
+//! transformed under its own check (`fold_run`'s `LoadsFirst` off). The second run is read only where a thread of
+//! the warp has one (a vote: every lane of the warp calls it), so a warp of one-run segments pays nearly nothing for
+//! it (docs/performance.md, "Small segments through offsets: two lane runs in one lane").
+template <int LaneItems,
+          int OwnRuns,
+          typename AccumT,
+          typename OffsetT,
+          typename InputIteratorT,
+          typename ThreadOpT,
+          typename ReductionOpT,
+          typename TransformOpT>
+FOLD_DEVICE FOLD_FORCEINLINE AccumT
+fold_own_segment(InputIteratorT in, int items, ThreadOpT thread_op, ReductionOpT op, TransformOpT transform)
+{
+  static_assert(OwnRuns == 1 || OwnRuns == 2, "fold_own_segment: one or two lane runs");
+  const int run  = OwnRuns > 1 && items > LaneItems ? (items + 1) >> 1 : items;
+  AccumT runs[2] = {fold_run<LaneItems, AccumT, OffsetT, false, false>(in, 0, run, thread_op, transform), AccumT{}};
+  if (OwnRuns > 1 && __any_sync(~0u, items > run))
+  {
+    runs[1] = fold_run<LaneItems, AccumT, OffsetT, false, false>(in, run, items, thread_op, transform);
+    merge_runs_in_tree(runs, 0, items > run ? 2 : 1, op);
+  }
+  return runs[0];
 }
 
 //! `shuffle_down` over the whole warp of a partial of a small segment. `IndicesInSegment`: an index-value pair's

@@ -564,28 +564,18 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       prefetch_items<1>(in, begin, length);
     }
   };
-  // A segment of at most `own_max` items in its own lane: one lane run, or for items of 4 bytes or more two (a group
-  // of two lanes: runs of ceil(items / 2) items), the second merged after the first, as the group's shuffle would
-  // (`merge_runs_in_tree`). The second run is read only where a lane of the warp has one (a vote), so groups of
-  // one-lane segments cost nearly what they did before. Each item is loaded and transformed under its own check
-  // (`fold_run`'s `LoadsFirst` off): here that kept both groups' loads in flight for Min too, which every load first
-  // did not. On an H200, segments of 7 and 8 floats or int32 took 0.66-0.74 of the time (48 -> 72 % of peak), Min and
-  // ArgMax over 7 floats 0.74 and 0.71, one-item segments 1.02-1.03; such groups in a branch of their own slowed every
-  // other case through offsets by 2-8 %, and the second run read unconditionally one-item segments by 10-31 %
-  // (docs/performance.md, "Small segments through offsets: two lane runs in one lane").
+  // A segment of at most `own_max` items in its own lane (`fold_own_segment`): one lane run, or for items of 4 bytes
+  // or more two, merged as a group of two lanes would. On an H200, segments of 7 and 8 floats or int32 took 0.66-0.74
+  // of the time (48 -> 72 % of peak), Min and ArgMax over 7 floats 0.74 and 0.71, one-item segments 1.02-1.03; such
+  // groups in a branch of their own slowed every other case through offsets by 2-8 %, and the second run read
+  // unconditionally one-item segments by 10-31 %. Each item loaded under its own check kept both groups' loads in
+  // flight for Min too. 2-byte items keep one run: two, each a vector load where the warp's runs were whole, took 16
+  // halves to 0.66 of the time but the other half cases to 1.04-1.18 (docs/performance.md, "Small segments through
+  // offsets: two lane runs in one lane", "... two vector runs in a lane for 2-byte items").
   constexpr int own_runs = sizeof(value_t<InputIteratorT>) >= 4 ? 2 : 1;
   constexpr auto own_max = static_cast<std::uint64_t>(own_runs * sizes.lane_items);
-  auto fold_own          = [&](std::int64_t begin, int items) -> AccumT
-  {
-    const int run  = own_runs > 1 && items > sizes.lane_items ? (items + 1) >> 1 : items;
-    AccumT runs[2] = {
-        fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(in + begin, 0, run, thread_op, transform), AccumT{}};
-    if (own_runs > 1 && __any_sync(~0u, items > run))
-    {
-      runs[1] = fold_run<sizes.lane_items, AccumT, OffsetT, false, false>(in + begin, run, items, thread_op, transform);
-      merge_runs_in_tree(runs, 0, items > run ? 2 : 1, op);
-    }
-    return runs[0];
+  auto fold_own          = [&](std::int64_t begin, int items) -> AccumT {
+    return fold_own_segment<sizes.lane_items, own_runs, AccumT, OffsetT>(in + begin, items, thread_op, op, transform);
   };
   std::int64_t begin0, begin1;
   std::uint64_t length0, length1;
