@@ -329,9 +329,12 @@ FOLD_DEVICE FOLD_FORCEINLINE void merge_runs_in_tree(AccumT (&runs)[Runs], int f
 //! A small segment of `items` items at `in` (at most `OwnRuns` x `LaneItems`) in one thread: one lane run, or two
 //! where `OwnRuns` is 2 (runs of ceil(items / 2) items, the two a group of two lanes folds), the second merged after
 //! the first as the group's shuffle would (`merge_runs_in_tree`), so the same bits. Each item is loaded and
-//! transformed under its own check (`fold_run`'s `LoadsFirst` off). The second run is read only where a thread of
-//! the warp has one (a vote: every lane of the warp calls it), so a warp of one-run segments pays nearly nothing for
-//! it (docs/performance.md, "Small segments through offsets: two lane runs in one lane").
+//! transformed under its own check (`fold_run`'s `LoadsFirst` off: in `SegmentedWarpKernel`'s two-group step that
+//! kept both groups' loads in flight for Min too). The second run is read only where a thread of the warp has one (a
+//! vote: every lane of the warp calls it), so a warp of one-run segments pays nearly nothing for it. Not the general
+//! fold (`small_lanes` and `runs_of` for the runs, every run read, as `fold_runs_in_tree` does): that took one-item
+//! segments to 1.47x the time there (m2 in docs/performance.md, "Small segments through offsets: two lane runs in one
+//! lane").
 template <int LaneItems,
           int OwnRuns,
           typename AccumT,

@@ -568,11 +568,10 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   // or more two, merged as a group of two lanes would. On an H200, segments of 7 and 8 floats or int32 took 0.66-0.74
   // of the time (48 -> 72 % of peak), Min and ArgMax over 7 floats 0.74 and 0.71, one-item segments 1.02-1.03; such
   // groups in a branch of their own slowed every other case through offsets by 2-8 %, and the second run read
-  // unconditionally one-item segments by 10-31 %. Each item loaded under its own check kept both groups' loads in
-  // flight for Min too. 2-byte items keep one run: two, each a vector load where the warp's runs were whole, took 16
-  // halves to 0.65-0.68 of the time, but in three forms the one-lane half groups to 1.03-1.18, the cost of a second
-  // copy of this step in the loop (docs/performance.md, "Small segments through offsets: two lane runs in one lane",
-  // "... two vector runs in a lane for 2-byte items").
+  // unconditionally one-item segments by 10-31 %. 2-byte items keep one run: two, each a vector load where the
+  // warp's runs were whole, took 16 halves to 0.65-0.68 of the time, but in three forms the one-lane half groups to
+  // 1.03-1.18, the cost of a second copy of this step in the loop (docs/performance.md, "Small segments through
+  // offsets: two lane runs in one lane", "... two vector runs in a lane for 2-byte items").
   constexpr int own_runs = sizeof(value_t<InputIteratorT>) >= 4 ? 2 : 1;
   constexpr auto own_max = static_cast<std::uint64_t>(own_runs * sizes.lane_items);
   auto fold_own          = [&](std::int64_t begin, int items) -> AccumT {
