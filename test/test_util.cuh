@@ -206,8 +206,8 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed, Values kind)
   return values;
 }
 
-//! The sizes every device algorithm is tested at, for a tile of `tile` items: the edges of the single-tile
-//! path, of one and two tiles, and seeded random sizes up to 2^26.
+//! The sizes every device algorithm is tested at, for a tile of `tile` items: the edges of a quarter and half tile
+//! (shorter tiles'), of the single-tile path, of one and two tiles, and seeded random sizes up to 2^26.
 inline std::vector<std::size_t> test_sizes(std::size_t tile, std::uint64_t seed)
 {
   Random random{seed};
@@ -216,6 +216,12 @@ inline std::vector<std::size_t> test_sizes(std::size_t tile, std::uint64_t seed)
           31,
           32,
           33,
+          tile / 4 - 1, // an exact reduction's one-tile call of at most 4096 items has a short tile of its own
+          tile / 4,
+          tile / 4 + 1,
+          tile / 2 - 1,
+          tile / 2,
+          tile / 2 + 1,
           tile - 1,
           tile,
           tile + 1,

@@ -212,6 +212,34 @@ TEST_CASE("DeviceReduce's commutative operators get the commutative tile, all ot
         fold::detail::reduce_tile_shape<const float*, float, fold::CanonicalTuning<>, Ordered>(900).tile_items);
 }
 
+TEST_CASE("the short tile holds 16 items a thread of up to 4 bytes, and is shorter for 1-, 2- and 4-byte items only",
+          "[tuning]")
+{
+  using fold::detail::reduce_tile_shape;
+  using fold::detail::short_tile_is_shorter;
+  using fold::detail::ShortTileTuning;
+  using Short1 = ShortTileTuning<fold::DefaultTuning, 1>;
+  using Short2 = ShortTileTuning<fold::DefaultTuning, 2>;
+  using Short4 = ShortTileTuning<fold::DefaultTuning, 4>;
+  using Short8 = ShortTileTuning<fold::DefaultTuning, 8>;
+  // sm_90: 4096 items of 1, 2 or 4 bytes (one, two or four 16-byte vectors a thread), against 16384, 8192 and 8192.
+  CHECK(reduce_tile_shape<const std::int8_t*, int, Short1, fold::Sum>(900).tile_items == 4096);
+  CHECK(reduce_tile_shape<const std::int16_t*, int, Short2, fold::Sum>(900).tile_items == 4096);
+  CHECK(reduce_tile_shape<const float*, float, Short4, fold::Min>(900).tile_items == 4096);
+  CHECK(reduce_tile_shape<const std::int8_t*, int, fold::DefaultTuning, fold::Sum>(900).tile_items == 16384);
+  CHECK(reduce_tile_shape<const float*, float, fold::DefaultTuning, fold::Min>(900).tile_items == 8192);
+  // 8-byte items keep their tile, so no second kernel is compiled for them.
+  CHECK(reduce_tile_shape<const double*, double, Short8, fold::Min>(900).tile_items ==
+        reduce_tile_shape<const double*, double, fold::DefaultTuning, fold::Min>(900).tile_items);
+  STATIC_REQUIRE(short_tile_is_shorter<const std::int8_t*, int, fold::Sum, fold::DefaultTuning>());
+  STATIC_REQUIRE(short_tile_is_shorter<const __half*, float, fold::Min, fold::DefaultTuning>());
+  STATIC_REQUIRE(short_tile_is_shorter<const int*, int, fold::Sum, fold::DefaultTuning>());
+  STATIC_REQUIRE(!short_tile_is_shorter<const double*, double, fold::Min, fold::DefaultTuning>());
+  STATIC_REQUIRE(!short_tile_is_shorter<const std::int64_t*, std::int64_t, fold::Sum, fold::DefaultTuning>());
+  // gpu_to_gpu's 4-byte tile is already the short one.
+  STATIC_REQUIRE(!short_tile_is_shorter<const int*, int, fold::Sum, fold::CanonicalTuning<>>());
+}
+
 namespace
 {
 //! A user operator fold is not told is commutative: the order-preserving tile.

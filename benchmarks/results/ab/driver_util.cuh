@@ -92,6 +92,27 @@ float median_us(cudaStream_t stream, bool queued, int calls, BodyT&& body)
   return static_cast<float>(bench::median(t));
 }
 
+//! The GPU's time per call of `call(i)` (a `cudaError_t`, checked) for `i` in `[0, calls)`, captured into one CUDA
+//! graph and replayed (`graph_us`), and of `call(0)` alone behind a spin (`one_us`); each the median of `median_us`.
+template <typename CallT>
+void time_graph_and_one(cudaStream_t stream, int calls, CallT&& call, float& graph_us, float& one_us)
+{
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < calls; ++i)
+  {
+    CHECK(call(i));
+  }
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK(cudaGraphLaunch(exec, stream));
+  graph_us = median_us(stream, false, calls, [&] { CHECK(cudaGraphLaunch(exec, stream)); });
+  one_us   = median_us(stream, true, 1, [&] { CHECK(call(0)); });
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+}
+
 //! Prints `call()` (a `cudaError_t`, checked) timed as one call and as 10 back to back (per call), "one/b2b" in us,
 //! each the median of `median_us`.
 template <typename CallT>

@@ -29,26 +29,6 @@ struct CustomSum
 
 constexpr int graph_calls = 32;
 
-//! The time per call of `call(slice)` for slices 0..graph_calls-1 captured into one graph, and of one call alone.
-template <typename CallT>
-void time_call(cudaStream_t stream, CallT&& call, float& graph_us, float& one_us)
-{
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < graph_calls; ++i)
-  {
-    CHECK(call(i));
-  }
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  CHECK(cudaGraphLaunch(exec, stream));
-  graph_us = median_us(stream, false, graph_calls, [&] { CHECK(cudaGraphLaunch(exec, stream)); });
-  one_us   = median_us(stream, true, 1, [&] { CHECK(call(0)); });
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-}
-
 template <typename T>
 void run(const char* type_name, int lg, cudaStream_t stream)
 {
@@ -101,11 +81,11 @@ void run(const char* type_name, int lg, cudaStream_t stream)
   for (int round = 0; round < 2; ++round)
   {
     float gr[5], orr[5];
-    time_call(stream, ordered32, gr[0], orr[0]);
-    time_call(stream, ordered64, gr[1], orr[1]);
-    time_call(stream, comm32, gr[2], orr[2]);
-    time_call(stream, comm64, gr[3], orr[3]);
-    time_call(stream, cub_call, gr[4], orr[4]);
+    time_graph_and_one(stream, graph_calls, ordered32, gr[0], orr[0]);
+    time_graph_and_one(stream, graph_calls, ordered64, gr[1], orr[1]);
+    time_graph_and_one(stream, graph_calls, comm32, gr[2], orr[2]);
+    time_graph_and_one(stream, graph_calls, comm64, gr[3], orr[3]);
+    time_graph_and_one(stream, graph_calls, cub_call, gr[4], orr[4]);
     for (int k = 0; k < 5; ++k)
     {
       g[k] = round == 0 ? gr[k] : std::min(g[k], gr[k]);

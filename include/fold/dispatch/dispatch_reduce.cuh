@@ -118,8 +118,20 @@ struct DispatchReduce
 {
   using PartialsTransformT = CastTo<AccumT>;
 
+  //! The single-tile kernel under the tuning `T`: `TuningT`, or `ShortTuningT` (see `has_short_tile`).
+  template <typename T>
   static constexpr auto single_tile_kernel =
-      SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, TuningT>;
+      SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, T>;
+  using ShortTuningT = ShortTileTuning<TuningT, static_cast<int>(sizeof(value_t<InputIteratorT>))>;
+  //! Whether a single-tile call of an exact reduction (any tree gives its bits) that fits in `ShortTuningT`'s tile
+  //! (sm_90: 4096 items of up to 4 bytes) runs in that tile, where it is shorter than the policy's on some
+  //! architecture (sm_90: 1-, 2- and 4-byte items, whose tiles hold 16384, 8192 and 8192). One block's call is its
+  //! fixed costs, and they grow with the tile: on an H200 under graph replay, Sum and Min over 2^12 items took
+  //! 1.08-1.26 us in the short tile against 1.24-1.58 in the policy's (cub, whose tile it is: 1.16-1.37 us); at
+  //! 2^13 a call keeps the policy's tile, where two short tiles in one block took float Min from 1.35 to 1.66 us
+  //! (docs/performance.md, "One-tile calls in a short tile").
+  static constexpr bool has_short_tile =
+      is_exact_v<ReductionOpT, AccumT> && short_tile_is_shorter<InputIteratorT, AccumT, ReductionOpT, TuningT>();
   //! Pass 1 of both paths and pass 2, `Rows` as `AgentReduce`'s `OrderedRows` (see `with_tree`).
   template <bool Rows>
   static constexpr auto reduce_kernel =
@@ -346,8 +358,17 @@ struct DispatchReduce
     const bool overlap = may_overlap(facts.arch, forced);
     if (plan.path == ReducePath::single_tile)
     {
-      return launch(
-          single_tile_kernel, 1, shape.block_threads, stream, overlap, in, out, num_items, op, init, transform);
+      auto run = [&](auto kernel)
+      { return launch(kernel, 1, shape.block_threads, stream, overlap, in, out, num_items, op, init, transform); };
+      if constexpr (has_short_tile)
+      {
+        if (num_items <= static_cast<OffsetT>(
+              reduce_tile_shape<InputIteratorT, AccumT, ShortTuningT, ReductionOpT>(facts.arch).tile_items))
+        {
+          return run(single_tile_kernel<ShortTuningT>);
+        }
+      }
+      return run(single_tile_kernel<TuningT>);
     }
     void* base       = align_up(d_temp_storage, plan.storage_align);
     auto* ticket     = static_cast<Ticket*>(base);

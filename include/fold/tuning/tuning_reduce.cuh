@@ -200,6 +200,23 @@ struct CanonicalTuning
 
 namespace detail
 {
+//! `BaseT`'s policy with both tiles cut to `items_per_thread` items of `ItemBytes` bytes a thread (at least one): the
+//! tile of an exact reduction's single-tile call that fits in it (see `DispatchReduce::has_short_tile`). For
+//! items of 4 bytes or more the order-preserving tile; for narrower ones as many items, so fewer bytes.
+template <typename BaseT, int ItemBytes>
+struct ShortTileTuning
+{
+  FOLD_HOST_DEVICE static constexpr ReducePolicy policy(int arch)
+  {
+    ReducePolicy p                 = BaseT::policy(arch);
+    const int units                = ItemBytes < 4 ? p.items_per_thread * ItemBytes / 4 : p.items_per_thread;
+    p.items_per_thread             = units > 0 ? units : 1;
+    p.commutative_items_per_thread = p.items_per_thread;
+    return p;
+  }
+  static DispatchHooks hooks() { return hooks_of<BaseT>(); }
+};
+
 //! The tile shape of reduce-by-key, the same on every architecture so that a `gpu_to_gpu` call's bits are the
 //! same everywhere: about 384 bytes of keys and values per thread, at most 23 items (an odd count, so that
 //! reading 4-byte items back from shared memory meets no bank conflicts); 256 threads while the tile fits in
@@ -388,6 +405,24 @@ template <typename InputIteratorT,
 FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 {
   return tile_shape_of<InputIteratorT, AccumT, ReductionOpT>(TuningT::policy(arch));
+}
+
+//! Whether `ShortTileTuning`'s tile is shorter than `TuningT`'s for input read through `InputIteratorT` and reduced in
+//! `AccumT` by `ReductionOpT`, on some architecture of the default policy chain (sm_90: 1-, 2- and 4-byte items).
+template <typename InputIteratorT, typename AccumT, typename ReductionOpT, typename TuningT>
+FOLD_HOST_DEVICE constexpr bool short_tile_is_shorter()
+{
+  using ShortT                  = ShortTileTuning<TuningT, static_cast<int>(sizeof(value_t<InputIteratorT>))>;
+  const ReducePolicyChain chain = reduce_policy_chain();
+  for (const ReducePolicyEntry& entry : chain.entries)
+  {
+    if (reduce_tile_shape<InputIteratorT, AccumT, ShortT, ReductionOpT>(entry.arch).tile_items <
+        reduce_tile_shape<InputIteratorT, AccumT, TuningT, ReductionOpT>(entry.arch).tile_items)
+    {
+      return true;
+    }
+  }
+  return false;
 }
 
 //! The most tiles of partials pass 2 folds (one block, one tile after another, a round trip each): an inexact
