@@ -92,6 +92,17 @@ float median_us(cudaStream_t stream, bool queued, int calls, BodyT&& body)
   return static_cast<float>(bench::median(t));
 }
 
+//! How many slices of `bytes` a timing pool holds so that `calls` calls, each on slice `i % slices`, read from memory
+//! where they can: up to `calls` slices within 4x the current device's L2, at least one.
+inline int pool_slices(std::size_t bytes, int calls)
+{
+  int device = 0, l2 = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  const std::size_t fit = 4 * static_cast<std::size_t>(l2) / bytes;
+  return static_cast<int>(fit < 1 ? 1 : fit < static_cast<std::size_t>(calls) ? fit : calls);
+}
+
 //! The GPU's time per call of `call(i)` (a `cudaError_t`, checked) for `i` in `[0, calls)`, captured into one CUDA
 //! graph and replayed (`graph_us`), and of `call(0)` alone behind a spin (`one_us`); each the median of `median_us`.
 template <typename CallT>

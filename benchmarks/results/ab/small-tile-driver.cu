@@ -74,11 +74,8 @@ void run(const char* type_name, int lg, cudaStream_t stream)
   using AccT          = std::conditional_t<(sizeof(T) < 4 && std::is_integral_v<T>), int, T>;
   const std::size_t n = std::size_t(1) << lg;
   const int ni        = static_cast<int>(n);
-  int device = 0, l2 = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   const std::size_t bytes = n * sizeof(T);
-  const int slices = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(graph_calls, 4 * l2 / bytes)));
+  const int slices        = pool_slices(bytes, graph_calls);
   T* pool          = nullptr;
   AccT* out        = nullptr;
   CHECK(cudaMalloc(&pool, bytes * slices));
