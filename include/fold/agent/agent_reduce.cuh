@@ -122,6 +122,14 @@ class AgentReduce
   //! (`detail::TileFold::defers_index`: ArgMin, ArgMax and ArgMinMax over 1- and 2-byte items; see
   //! `ConsumeTilesDeferred`), where the range has `TileFold::min_deferred_tiles` full tiles or more.
   static constexpr bool defers = folds_tiles && TileFoldT::defers_index && !warp_scope;
+  //! Whether a block agent folds a partial tile at once too (`TileFold::idempotent`: Min and Max over 1- and 2-byte
+  //! items), on vector loads: its slots past the last whole one are clamped to that slot, which folding twice does
+  //! not change. DeviceReduce's agents only (`OrderedRows`): int8 Min over 2^13 items, half a tile, took 1.07 us
+  //! under graph replay on an H200 against 1.30 item by item (docs/performance.md, "Partial tiles of Min and Max
+  //! folded at once"); the segmented kernels' block agents were not measured with it and keep the item-by-item fold.
+  template <bool Vectorized>
+  static constexpr bool folds_idempotent_tiles =
+      folds_tiles && TileFoldT::idempotent && Vectorized && !warp_scope && OrderedRows;
 
   using Vector = detail::ItemSlot<InputT, VectorItems>;
   //! Whether a full tile's vectors are loaded as 32-bit words (`detail::SlotWords`): where their items are taken a
@@ -629,6 +637,30 @@ private:
     const int whole_slots = valid / VectorItems;
     const int rest_begin  = whole_slots * VectorItems;
     bool first            = First;
+    if constexpr (folds_idempotent_tiles<Vectorized>)
+    {
+      if (whole_slots > 0)
+      {
+        // Every thread folds its slots at once as in a full tile, those past the last whole slot clamped to it:
+        // items folded twice change nothing, so every thread holds a result.
+        LoadedSlot<true> loaded[vectors];
+#pragma unroll
+        for (int v = 0; v < vectors; ++v)
+        {
+          const int slot = slot_of(tid, v);
+          loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot < whole_slots ? slot : whole_slots - 1);
+        }
+        TileFoldT::template fold<First, BlockThreads * VectorItems>(
+            aggregate, transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
+        first = false;
+        if (rest_begin + tid < valid)
+        {
+          const OffsetT index = tile_base + static_cast<OffsetT>(rest_begin + tid);
+          Accumulate<false>(aggregate, in_[index], index, false);
+        }
+        return BlockThreads;
+      }
+    }
     if (whole_slots > 0)
     {
       // Every load is issued, the slots past the last whole one clamped to it (a line already being read), so

@@ -58,6 +58,9 @@ struct TileFold
   static constexpr bool defers_index = false;
   //! Whether such a block agent also searches each thread's first tile at once (see `TileFold<PackedArgMax>`).
   static constexpr bool exact_first_tile = false;
+  //! Whether folding an item twice leaves the result as it is (Min, Max): a partial tile is then folded at once too,
+  //! its slots past the last whole one taken as loaded, clamped to that slot (see AgentReduce's `ConsumePartialTile`).
+  static constexpr bool idempotent = false;
 };
 
 //! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
@@ -483,6 +486,7 @@ struct ExtremumFirst
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
+  static constexpr bool idempotent          = true;
   using Extreme                             = WinnerFirst<T, ForMax>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
@@ -632,6 +636,7 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   //! over int8 0.96-0.97. Over 2-byte items (8192 a tile) the search was mostly wasted: half ArgMinMax 1.03-1.09x
   //! at 2^24-2^26 (docs/performance.md, "the deferred range's end without the reload").
   static constexpr bool exact_first_tile = defers_index && sizeof(T) == 1;
+  static constexpr bool idempotent       = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -689,6 +694,7 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
+  static constexpr bool idempotent          = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -752,6 +758,7 @@ struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
+  static constexpr bool idempotent          = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -811,6 +818,8 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   //! at 2^24 against 4, docs/performance.md).
   static constexpr int min_deferred_tiles = 2;
   static constexpr bool exact_first_tile  = applies && FirstFold::exact_first_tile && SecondFold::exact_first_tile;
+  //! Not taken for MinMax, though both halves are idempotent: its partial tiles were not measured that way.
+  static constexpr bool idempotent = false;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,

@@ -122,7 +122,7 @@ struct DispatchReduce
   template <typename T>
   static constexpr auto single_tile_kernel =
       SingleTileKernel<InputIteratorT, OutputIteratorT, OffsetT, ReductionOpT, InitT, AccumT, TransformOpT, T>;
-  using ShortTuningT = ShortTileTuning<TuningT, static_cast<int>(sizeof(value_t<InputIteratorT>))>;
+  using ShortTuningT = short_tile_tuning_t<InputIteratorT, TuningT>;
   //! Whether a single-tile call of an exact reduction (any tree gives its bits) that fits in `ShortTuningT`'s tile
   //! (sm_90: 4096 items of up to 4 bytes) runs in that tile, where it is shorter than the policy's on some
   //! architecture (sm_90: 1-, 2- and 4-byte items, whose tiles hold 16384, 8192 and 8192). One block's call is its

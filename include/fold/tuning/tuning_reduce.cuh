@@ -217,6 +217,10 @@ struct ShortTileTuning
   static DispatchHooks hooks() { return hooks_of<BaseT>(); }
 };
 
+//! `ShortTileTuning` of `TuningT` for the items `InputIteratorT` reads.
+template <typename InputIteratorT, typename TuningT>
+using short_tile_tuning_t = ShortTileTuning<TuningT, static_cast<int>(sizeof(value_t<InputIteratorT>))>;
+
 //! The tile shape of reduce-by-key, the same on every architecture so that a `gpu_to_gpu` call's bits are the
 //! same everywhere: about 384 bytes of keys and values per thread, at most 23 items (an odd count, so that
 //! reading 4-byte items back from shared memory meets no bank conflicts); 256 threads while the tile fits in
@@ -412,7 +416,7 @@ FOLD_HOST_DEVICE constexpr TileShape reduce_tile_shape(int arch)
 template <typename InputIteratorT, typename AccumT, typename ReductionOpT, typename TuningT>
 FOLD_HOST_DEVICE constexpr bool short_tile_is_shorter()
 {
-  using ShortT                  = ShortTileTuning<TuningT, static_cast<int>(sizeof(value_t<InputIteratorT>))>;
+  using ShortT                  = short_tile_tuning_t<InputIteratorT, TuningT>;
   const ReducePolicyChain chain = reduce_policy_chain();
   for (const ReducePolicyEntry& entry : chain.entries)
   {
