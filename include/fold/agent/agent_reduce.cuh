@@ -130,6 +130,13 @@ class AgentReduce
   template <bool Vectorized>
   static constexpr bool folds_idempotent_tiles =
       folds_tiles && TileFoldT::idempotent && Vectorized && !warp_scope && OrderedRows;
+  //! Whether a block agent folds each thread's whole slots of a partial tile as one set (`TileFold::folds_prefix`:
+  //! VarMean's items), on either load path where the tile fold takes both (`any_load`), so that the bits still do
+  //! not depend on the alignment; every kernel that reduces through a block agent takes it, so that they stay a
+  //! function of the count and the tile.
+  template <bool Vectorized>
+  static constexpr bool folds_prefix_sets =
+      folds_tiles && TileFoldT::folds_prefix && (Vectorized || TileFoldT::any_load) && !warp_scope;
 
   using Vector = detail::ItemSlot<InputT, VectorItems>;
   //! Whether a full tile's vectors are loaded as 32-bit words (`detail::SlotWords`): where their items are taken a
@@ -558,6 +565,20 @@ private:
   template <bool Vectorized>
   using LoadedSlot = std::conditional_t<Vectorized && word_slots, detail::SlotWords<InputT, VectorItems>, Vector>;
 
+  //! Slot `slot` of a tile as a tile fold takes it (`LoadedSlot`).
+  template <bool Vectorized>
+  FOLD_DEVICE FOLD_FORCEINLINE LoadedSlot<Vectorized> LoadTileSlot(OffsetT tile_base, int slot) const
+  {
+    if constexpr (Vectorized && word_slots)
+    {
+      return detail::load_slot_words<VectorItems>(in_, tile_base, slot);
+    }
+    else
+    {
+      return LoadSlot<Vectorized>(tile_base, slot);
+    }
+  }
+
   //! Loads the thread's slots `group, ..., group + N - 1` of the full tile at `tile_base`.
   template <bool Vectorized, int N>
   FOLD_DEVICE FOLD_FORCEINLINE void LoadSlots(OffsetT tile_base, int group, LoadedSlot<Vectorized> (&loaded)[N]) const
@@ -566,14 +587,7 @@ private:
 #pragma unroll
     for (int v = 0; v < N; ++v)
     {
-      if constexpr (Vectorized && word_slots)
-      {
-        loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, full_slot_of(tid, group + v));
-      }
-      else
-      {
-        loaded[v] = LoadSlot<Vectorized>(tile_base, full_slot_of(tid, group + v));
-      }
+      loaded[v] = LoadTileSlot<Vectorized>(tile_base, full_slot_of(tid, group + v));
     }
   }
 
@@ -648,7 +662,7 @@ private:
         for (int v = 0; v < vectors; ++v)
         {
           const int slot = slot_of(tid, v);
-          loaded[v] = detail::load_slot_words<VectorItems>(in_, tile_base, slot < whole_slots ? slot : whole_slots - 1);
+          loaded[v]      = LoadTileSlot<true>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
         }
         TileFoldT::template fold<First, BlockThreads * VectorItems>(
             aggregate, transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
@@ -661,7 +675,28 @@ private:
         return BlockThreads;
       }
     }
-    if (whole_slots > 0)
+    if constexpr (folds_prefix_sets<Vectorized>)
+    {
+      if (whole_slots > 0)
+      {
+        // As below, every load issued, clamped; the thread's whole slots (a prefix of its slots) folded as one set.
+        LoadedSlot<Vectorized> loaded[vectors];
+        int slots = 0;
+#pragma unroll
+        for (int v = 0; v < vectors; ++v)
+        {
+          const int slot = slot_of(tid, v);
+          slots += slot < whole_slots ? 1 : 0;
+          loaded[v] = LoadTileSlot<Vectorized>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
+        }
+        if (slots > 0)
+        {
+          TileFoldT::template fold_prefix<First>(aggregate, transform_, loaded, slots * VectorItems);
+          first = false;
+        }
+      }
+    }
+    else if (whole_slots > 0)
     {
       // Every load is issued, the slots past the last whole one clamped to it (a line already being read), so
       // that they are in flight together as in a full tile; only the thread's own whole slots are folded.

@@ -61,6 +61,8 @@ struct TileFold
   //! Whether folding an item twice leaves the result as it is (Min, Max): a partial tile is then folded at once too,
   //! its slots past the last whole one taken as loaded, clamped to that slot (see AgentReduce's `ConsumePartialTile`).
   static constexpr bool idempotent = false;
+  //! Whether a thread's whole slots of a partial tile are folded as one set too (`fold_prefix`: VarMean's items).
+  static constexpr bool folds_prefix = false;
 };
 
 //! Items whose extreme the packed 16-bit min/max find: 1- and 2-byte integers, half and bfloat16.
@@ -487,6 +489,7 @@ struct ExtremumFirst
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
   static constexpr bool idempotent          = true;
+  static constexpr bool folds_prefix        = false;
   using Extreme                             = WinnerFirst<T, ForMax>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
@@ -637,6 +640,7 @@ struct TileFold<PackedArgMax, TransformOpT, T>
   //! at 2^24-2^26 (docs/performance.md, "the deferred range's end without the reload").
   static constexpr bool exact_first_tile = defers_index && sizeof(T) == 1;
   static constexpr bool idempotent       = false;
+  static constexpr bool folds_prefix     = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -695,6 +699,7 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
   static constexpr bool idempotent          = false;
+  static constexpr bool folds_prefix        = true;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -744,6 +749,61 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
     const Moments<AccT> tile{mean, m2, count};
     aggregate = First ? tile : MergeMoments{}(aggregate, tile);
   }
+
+  //! A partial tile's share of a thread: its first `count` loaded items (`0 < count`, its whole slots; the rest as
+  //! loaded, clamped, and left out) as one set, as `fold` takes a full tile's, the items scaled by `1/count`. An
+  //! item at a time, each a Chan merge with a division, 16 items a thread took float VarMean over 2^12 items to
+  //! 2.90 us under graph replay on an H200, against 2.07 for a full tile of 2^13 (docs/performance.md, "VarMean's
+  //! partial tiles as sets").
+  template <bool First, typename VectorT, int Slots>
+  FOLD_DEVICE FOLD_FORCEINLINE static void
+  fold_prefix(Moments<AccT>& aggregate, const ToMoments<AccT>&, const VectorT (&loaded)[Slots], int count)
+  {
+    constexpr int most  = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T));
+    constexpr int lanes = most >= 4 ? 4 : most;
+    T loaded_items[most];
+    tile_items(loaded, loaded_items);
+    AccT items[most];
+#pragma unroll
+    for (int i = 0; i < most; ++i)
+    {
+      items[i] = convert<AccT>(loaded_items[i]);
+    }
+    const AccT scale = AccT{1} / static_cast<AccT>(count);
+    AccT sums[lanes] = {};
+#pragma unroll
+    for (int i = 0; i < most; ++i)
+    {
+      if (i < count)
+      {
+        sums[i % lanes] = fused_multiply_add(items[i], scale, sums[i % lanes]);
+      }
+    }
+    AccT mean = sums[0];
+#pragma unroll
+    for (int k = 1; k < lanes; ++k)
+    {
+      mean = mean + sums[k];
+    }
+    AccT squares[lanes] = {};
+#pragma unroll
+    for (int i = 0; i < most; ++i)
+    {
+      if (i < count)
+      {
+        const AccT deviation = items[i] - mean;
+        squares[i % lanes]   = fused_multiply_add(deviation, deviation, squares[i % lanes]);
+      }
+    }
+    AccT m2 = squares[0];
+#pragma unroll
+    for (int k = 1; k < lanes; ++k)
+    {
+      m2 = m2 + squares[k];
+    }
+    const Moments<AccT> set{mean, m2, count};
+    aggregate = First ? set : MergeMoments{}(aggregate, set);
+  }
 };
 
 //! VarMean's partials (pass 2, and the single-pass kernel's last block): a thread's tile of sets' moments merged as
@@ -759,6 +819,7 @@ struct TileFold<MergeMoments, CastTo<Moments<AccT>>, Moments<AccT>>
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
   static constexpr bool idempotent          = false;
+  static constexpr bool folds_prefix        = false;
 
   template <bool First, int SlotStride, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
@@ -819,7 +880,8 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   static constexpr int min_deferred_tiles = 2;
   static constexpr bool exact_first_tile  = applies && FirstFold::exact_first_tile && SecondFold::exact_first_tile;
   //! Not taken for MinMax, though both halves are idempotent: its partial tiles were not measured that way.
-  static constexpr bool idempotent = false;
+  static constexpr bool idempotent   = false;
+  static constexpr bool folds_prefix = false;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void fold(AccumT& aggregate,
