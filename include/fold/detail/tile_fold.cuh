@@ -705,78 +705,62 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold(Moments<AccT>& aggregate, const ToMoments<AccT>&, const VectorT (&loaded)[Slots], OffsetT)
   {
-    constexpr int count = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T));
-    constexpr int lanes = count >= 4 ? 4 : count; // independent partial sums
-    T loaded_items[count];
-    tile_items(loaded, loaded_items);
-    AccT items[count];
-#pragma unroll
-    for (int i = 0; i < count; ++i)
-    {
-      items[i] = convert<AccT>(loaded_items[i]);
-    }
+    constexpr int count         = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T));
     constexpr bool power_of_two = (count & (count - 1)) == 0;
     const AccT scale            = power_of_two ? AccT{1} / static_cast<AccT>(count) : AccT{1};
-    AccT sums[lanes]            = {};
-#pragma unroll
-    for (int i = 0; i < count; ++i)
-    {
-      sums[i % lanes] = fused_multiply_add(items[i], scale, sums[i % lanes]);
-    }
-    AccT mean = sums[0];
-#pragma unroll
-    for (int k = 1; k < lanes; ++k)
-    {
-      mean = mean + sums[k];
-    }
-    if constexpr (!power_of_two)
-    {
-      mean = mean / static_cast<AccT>(count);
-    }
-    AccT squares[lanes] = {};
-#pragma unroll
-    for (int i = 0; i < count; ++i)
-    {
-      const AccT deviation = items[i] - mean;
-      squares[i % lanes]   = fused_multiply_add(deviation, deviation, squares[i % lanes]);
-    }
-    AccT m2 = squares[0];
-#pragma unroll
-    for (int k = 1; k < lanes; ++k)
-    {
-      m2 = m2 + squares[k];
-    }
-    const Moments<AccT> tile{mean, m2, count};
-    aggregate = First ? tile : MergeMoments{}(aggregate, tile);
+    const Moments<AccT> tile    = set_of(items_of(loaded), count, scale, !power_of_two);
+    aggregate                   = First ? tile : MergeMoments{}(aggregate, tile);
   }
 
   //! A partial tile's share of a thread: its first `count` loaded items (`0 < count`, its whole slots; the rest as
   //! loaded, clamped, and left out) as one set, as `fold` takes a full tile's, the items scaled by `1/count`. An
   //! item at a time, each a Chan merge with a division, 16 items a thread took float VarMean over 2^12 items to
-  //! 2.90 us under graph replay on an H200, against 2.07 for a full tile of 2^13 (docs/performance.md, "VarMean's
-  //! partial tiles as sets").
+  //! 2.90 us under graph replay on an H200, against 2.11 as one set (docs/performance.md, "VarMean's partial tiles
+  //! as sets").
   template <bool First, typename VectorT, int Slots>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold_prefix(Moments<AccT>& aggregate, const ToMoments<AccT>&, const VectorT (&loaded)[Slots], int count)
   {
-    constexpr int most  = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T));
-    constexpr int lanes = most >= 4 ? 4 : most;
-    T loaded_items[most];
+    const Moments<AccT> set = set_of(items_of(loaded), count, AccT{1} / static_cast<AccT>(count), false);
+    aggregate               = First ? set : MergeMoments{}(aggregate, set);
+  }
+
+private:
+  template <int Count>
+  struct Items
+  {
+    AccT items[Count];
+  };
+
+  //! A thread's loaded tile as items in `AccT`.
+  template <typename VectorT, int Slots, int Count = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T))>
+  FOLD_DEVICE FOLD_FORCEINLINE static Items<Count> items_of(const VectorT (&loaded)[Slots])
+  {
+    T loaded_items[Count];
     tile_items(loaded, loaded_items);
-    AccT items[most];
+    Items<Count> items;
 #pragma unroll
-    for (int i = 0; i < most; ++i)
+    for (int i = 0; i < Count; ++i)
     {
-      items[i] = convert<AccT>(loaded_items[i]);
+      items.items[i] = convert<AccT>(loaded_items[i]);
     }
-    const AccT scale = AccT{1} / static_cast<AccT>(count);
-    AccT sums[lanes] = {};
+    return items;
+  }
+
+  //! The moments of the first `count` of `items`: the mean from the items times `scale`, summed (then divided by
+  //! `count` where `divide`), and M2 from the squared deviations from it, four independent sums each.
+  template <int Count>
+  FOLD_DEVICE FOLD_FORCEINLINE static Moments<AccT>
+  set_of(const Items<Count>& items, int count, AccT scale, bool divide)
+  {
+    constexpr int lanes = Count >= 4 ? 4 : Count; // independent partial sums
+    AccT sums[lanes]    = {};
 #pragma unroll
-    for (int i = 0; i < most; ++i)
+    for (int i = 0; i < Count; ++i)
     {
       if (i < count)
       {
-        sums[i % lanes] = fused_multiply_add(items[i], scale, sums[i % lanes]);
+        sums[i % lanes] = fused_multiply_add(items.items[i], scale, sums[i % lanes]);
       }
     }
     AccT mean = sums[0];
@@ -785,13 +769,17 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
     {
       mean = mean + sums[k];
     }
+    if (divide)
+    {
+      mean = mean / static_cast<AccT>(count);
+    }
     AccT squares[lanes] = {};
 #pragma unroll
-    for (int i = 0; i < most; ++i)
+    for (int i = 0; i < Count; ++i)
     {
       if (i < count)
       {
-        const AccT deviation = items[i] - mean;
+        const AccT deviation = items.items[i] - mean;
         squares[i % lanes]   = fused_multiply_add(deviation, deviation, squares[i % lanes]);
       }
     }
@@ -801,8 +789,7 @@ struct TileFold<MergeMoments, ToMoments<AccT>, T>
     {
       m2 = m2 + squares[k];
     }
-    const Moments<AccT> set{mean, m2, count};
-    aggregate = First ? set : MergeMoments{}(aggregate, set);
+    return Moments<AccT>{mean, m2, count};
   }
 };
 
