@@ -866,8 +866,8 @@ struct TileFold<Fused<OpT1, OpT2>, Fused<TransformT1, TransformT2>, InputT>
   //! at 2^24 against 4, docs/performance.md).
   static constexpr int min_deferred_tiles = 2;
   static constexpr bool exact_first_tile  = applies && FirstFold::exact_first_tile && SecondFold::exact_first_tile;
-  //! Not taken for MinMax, though both halves are idempotent: its partial tiles were not measured that way.
-  static constexpr bool idempotent   = false;
+  //! MinMax: both halves idempotent, so a partial tile is folded at once as Min's is.
+  static constexpr bool idempotent   = applies && FirstFold::idempotent && SecondFold::idempotent;
   static constexpr bool folds_prefix = false;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
