@@ -579,6 +579,25 @@ private:
     }
   }
 
+  //! Loads every slot the thread would take in a full tile at `tile_base`, those past the partial tile's last whole
+  //! slot clamped to it (a line already being read), for a tile fold; returns how many are its own whole slots (a
+  //! prefix of its slots).
+  template <bool Vectorized>
+  FOLD_DEVICE FOLD_FORCEINLINE int
+  LoadPartialSlots(OffsetT tile_base, int whole_slots, LoadedSlot<Vectorized> (&loaded)[vectors]) const
+  {
+    const int tid = thread_rank();
+    int own       = 0;
+#pragma unroll
+    for (int v = 0; v < vectors; ++v)
+    {
+      const int slot = slot_of(tid, v);
+      own += slot < whole_slots ? 1 : 0;
+      loaded[v] = LoadTileSlot<Vectorized>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
+    }
+    return own;
+  }
+
   //! Loads the thread's slots `group, ..., group + N - 1` of the full tile at `tile_base`.
   template <bool Vectorized, int N>
   FOLD_DEVICE FOLD_FORCEINLINE void LoadSlots(OffsetT tile_base, int group, LoadedSlot<Vectorized> (&loaded)[N]) const
@@ -658,12 +677,7 @@ private:
         // Every thread folds its slots at once as in a full tile, those past the last whole slot clamped to it:
         // items folded twice change nothing, so every thread holds a result.
         LoadedSlot<true> loaded[vectors];
-#pragma unroll
-        for (int v = 0; v < vectors; ++v)
-        {
-          const int slot = slot_of(tid, v);
-          loaded[v]      = LoadTileSlot<true>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
-        }
+        LoadPartialSlots<true>(tile_base, whole_slots, loaded);
         TileFoldT::template fold<First, BlockThreads * VectorItems>(
             aggregate, transform_, loaded, tile_base + static_cast<OffsetT>(slot_of(tid, 0) * VectorItems));
         first = false;
@@ -681,14 +695,7 @@ private:
       {
         // As below, every load issued, clamped; the thread's whole slots (a prefix of its slots) folded as one set.
         LoadedSlot<Vectorized> loaded[vectors];
-        int slots = 0;
-#pragma unroll
-        for (int v = 0; v < vectors; ++v)
-        {
-          const int slot = slot_of(tid, v);
-          slots += slot < whole_slots ? 1 : 0;
-          loaded[v] = LoadTileSlot<Vectorized>(tile_base, slot < whole_slots ? slot : whole_slots - 1);
-        }
+        const int slots = LoadPartialSlots<Vectorized>(tile_base, whole_slots, loaded);
         if (slots > 0)
         {
           TileFoldT::template fold_prefix<First>(aggregate, transform_, loaded, slots * VectorItems);
