@@ -1,0 +1,188 @@
+// The driver of graph-tiles-<base>.txt (not built by CMake): under graph replay fold's multi-tile calls over double
+// at 2^19-2^23 items, and Min over float at 2^21 and 2^24, took up to 1.10x cub's time in b756189's matrix, where an
+// ncu profile of ArgMax over double at 2^20 showed fold's pass 1 as 512 blocks of 2048 items (48 registers, 40 %
+// achieved occupancy) against cub's 1024 blocks of 1024 (32 registers, 76 %). This times Min, Sum and ArgMax over
+// double and float under the default policy and under `fold::tuned` policies with half the tile (`Half`: 8 four-byte
+// items a thread, 16 for commutative operators over 4-byte items) and the same at 8 blocks a multiprocessor
+// (`HalfB8`), beside cub's. Build against any tree:
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I<tree>/include -o graph-tiles benchmarks/results/ab/graph-tiles-driver.cu
+// and run `graph-tiles <log2 items>...`. "graph": 32 calls captured into one CUDA graph (each on its own slice of a
+// pool of up to 4x the L2), replayed, time per call, median of 21 replays; "one": one call between two events behind
+// a spin, median of 21; each the lower of two rounds. Every result is checked against cub's (the sums within
+// n * 1000 * epsilon).
+#include "driver_util.cuh"
+
+#include <fold/fold.cuh>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+
+//! The default policy with half the tile, at `MinBlocks` blocks a multiprocessor (0: the default's).
+template <int MinBlocks>
+struct Half
+{
+  __host__ __device__ static constexpr fold::ReducePolicy policy(int arch)
+  {
+    fold::ReducePolicy p           = fold::DefaultTuning::policy(arch);
+    p.items_per_thread             = p.items_per_thread / 2;
+    p.commutative_items_per_thread = p.commutative_items_per_thread / 2;
+    p.min_blocks_per_sm            = MinBlocks > 0 ? MinBlocks : p.min_blocks_per_sm;
+    return p;
+  }
+};
+
+//! The default policy, its calls launched without programmatic dependent launch (with -DSERIAL_VARIANT, in place of
+//! `Half<8>`).
+struct Serial : fold::DefaultTuning
+{
+  static fold::detail::DispatchHooks hooks()
+  {
+    fold::detail::DispatchHooks h;
+    h.serial_launches = true;
+    return h;
+  }
+};
+#ifdef SERIAL_VARIANT
+using Third = Serial;
+#else
+using Third = Half<8>;
+#endif
+
+constexpr int graph_calls = 32;
+
+template <typename T>
+void run(const char* type_name, int lg, cudaStream_t stream)
+{
+  const std::size_t n = std::size_t(1) << lg;
+  const int ni        = static_cast<int>(n);
+  const std::size_t bytes = n * sizeof(T);
+  const int slices        = pool_slices(bytes, graph_calls);
+  T* pool             = nullptr;
+  T* out              = nullptr;
+  std::int64_t* index = nullptr;
+  CHECK(cudaMalloc(&pool, bytes * slices));
+  fill_hashed<T><<<1024, 256, 0, stream>>>(pool, n * slices);
+  CHECK(cudaGetLastError());
+  constexpr int cases = 12;
+  CHECK(cudaMalloc(&out, cases * sizeof(T)));
+  CHECK(cudaMalloc(&index, cases * sizeof(std::int64_t)));
+  auto slice               = [&](int i) { return pool + (i % slices) * n; };
+  const char* names[cases] = {
+      "min", "min-h", "min-h8", "cub-min", "sum", "sum-h", "sum-h8", "cub-sum", "argmax", "argmax-h8", "cub-argmax", "argmax-h"};
+  using Call              = std::function<cudaError_t(void*, std::size_t&, const T*, int)>;
+  const Call calls[cases] = {
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream, fold::tuned<Half<0>>); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream, fold::tuned<Third>); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return cub::DeviceReduce::Min(t, b, in, out + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream, fold::tuned<Half<0>>); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream, fold::tuned<Third>); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return cub::DeviceReduce::Sum(t, b, in, out + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream, fold::tuned<Third>); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return cub::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream, fold::tuned<Half<0>>); },
+  };
+  std::size_t bytes_of[cases] = {};
+  void* temp[cases]           = {};
+  for (int k = 0; k < cases; ++k)
+  {
+    CHECK(calls[k](nullptr, bytes_of[k], pool, k));
+    CHECK(cudaMalloc(&temp[k], std::max<std::size_t>(bytes_of[k], 1)));
+  }
+  float g[cases], o[cases];
+  for (int round = 0; round < 2; ++round)
+  {
+    for (int k = 0; k < cases; ++k)
+    {
+      float gr, orr;
+      time_graph_and_one(
+          stream, graph_calls, [&](int i) { return calls[k](temp[k], bytes_of[k], slice(i), k); }, gr, orr);
+      g[k] = round == 0 ? gr : std::min(g[k], gr);
+      o[k] = round == 0 ? orr : std::min(o[k], orr);
+    }
+  }
+  CHECK(cudaMemsetAsync(out, 0xff, cases * sizeof(T), stream));
+  CHECK(cudaMemsetAsync(index, 0xff, cases * sizeof(std::int64_t), stream));
+  for (int k = 0; k < cases; ++k)
+  {
+    CHECK(calls[k](temp[k], bytes_of[k], pool, k));
+  }
+  CHECK(cudaStreamSynchronize(stream));
+  T h[cases];
+  std::int64_t hi[cases];
+  CHECK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(hi, index, sizeof hi, cudaMemcpyDeviceToHost));
+  // Min and ArgMax exactly; sums within n ulps of the largest item (|x| < 1000) of each other, whatever the tree.
+  const double tol  = static_cast<double>(n) * 1000.0 * std::numeric_limits<T>::epsilon();
+  const bool min_ok = h[0] == h[3] && h[1] == h[3] && h[2] == h[3];
+  const bool arg_ok = h[8] == h[10] && h[9] == h[10] && h[11] == h[10] && hi[8] == hi[10] && hi[9] == hi[10] && hi[11] == hi[10];
+  bool sum_ok       = true;
+  for (int k = 4; k < 7; ++k)
+  {
+    sum_ok = sum_ok && std::abs(static_cast<double>(h[k]) - static_cast<double>(h[7])) <= tol;
+  }
+  const bool ok = min_ok && sum_ok && arg_ok;
+  for (int m = 0; m < 2; ++m)
+  {
+    const float* t = m == 0 ? g : o;
+    std::printf("%-6s 2^%-2d %-5s", type_name, lg, m == 0 ? "graph" : "one");
+    for (int k = 0; k < cases; ++k)
+    {
+      std::printf(" %s %6.2f", names[k], t[k]);
+    }
+    std::printf(" | /cub: min %.3f h %.3f h8 %.3f sum %.3f h %.3f h8 %.3f argmax %.3f h %.3f h8 %.3f%s\n",
+                t[0] / t[3],
+                t[1] / t[3],
+                t[2] / t[3],
+                t[4] / t[7],
+                t[5] / t[7],
+                t[6] / t[7],
+                t[8] / t[10],
+                t[11] / t[10],
+                t[9] / t[10],
+                ok       ? ""
+                : min_ok ? (sum_ok ? "  CHECK FAILED: argmax" : "  CHECK FAILED: sum")
+                         : "  CHECK FAILED: min");
+  }
+  for (int k = 0; k < cases; ++k)
+  {
+    CHECK(cudaFree(temp[k]));
+  }
+  CHECK(cudaFree(pool));
+  CHECK(cudaFree(out));
+  CHECK(cudaFree(index));
+}
+
+int main(int argc, char** argv)
+{
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (int i = 1; i < argc; ++i)
+  {
+    const int lg = std::atoi(argv[i]);
+    run<double>("double", lg, stream);
+    run<float>("float", lg, stream);
+  }
+  CHECK(cudaStreamDestroy(stream));
+}
