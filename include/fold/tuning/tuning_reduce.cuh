@@ -227,7 +227,8 @@ using short_tile_tuning_t = ShortTileTuning<TuningT, static_cast<int>(sizeof(val
 //! for commutative operators over 4-byte items) they are a partial tile: every slot loaded, clamped past the end, and
 //! the guarded warp reductions. On an H200 under graph replay, 8 units a thread took Min over float at 2^19-2^21 items
 //! from 0.98-1.02 of cub's time to 0.93-0.97 and ArgMax over double at 2^20 from 1.08-1.12 to 1.06, and cost 1 % at
-//! 2^24 over double, where the partials are more (docs/performance.md, "Exact reductions' second pass in a shorter
+//! 2^24 over double, where the partials are more; over the matrix's exact reductions 0.98 of the time under graph
+//! replay, one call and back to back unchanged (docs/performance.md, "Exact reductions' second pass in a shorter
 //! tile").
 template <typename BaseT>
 struct PartialsTuning
