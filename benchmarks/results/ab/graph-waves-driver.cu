@@ -1,8 +1,15 @@
 // The driver of graph-waves-<base>.txt (not built by CMake): under graph replay fold's multi-tile calls take two
 // launches (pass 1, then the partials; `is_capturing`), pass 1 in one wave below the policy's `one_wave_max_mib`
 // (128 MiB). This times Min, Sum and ArgMax over double and float at 2^18-2^24 items under the default policy and
-// under `fold::tuned` policies whose pass 1 runs in more waves at every size (`Waves<k>`: `one_wave_max_mib` 0 and
-// `oversubscription` k), beside cub's. Build against any tree:
+// under two `fold::tuned` policies (`Second`, `Third`), beside cub's:
+// - by default (graph-waves-473eb4c.txt) pass 1 in more waves at every size (`Waves<k>`: `one_wave_max_mib` 0 and
+//   `oversubscription` k; w2, w4);
+// - with -DTILES_VARIANT (graph-tiles-b756189.txt, pass-two-tile-b756189.txt) half the tile (`Half<0>`: 8 four-byte
+//   items a thread, 16 for commutative operators over 4-byte items; h) and the same at 8 blocks a multiprocessor
+//   (`Half<8>`; h8), or, with -DSERIAL_VARIANT too, the default policy launched without programmatic dependent launch
+//   in the h8 columns (`Serial`).
+// ArgMax under `Second` was added with the tiles variant (473eb4c's record has no argmax-w2 column). Build against any
+// tree:
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I<tree>/include -o graph-waves benchmarks/results/ab/graph-waves-driver.cu
 // and run `graph-waves <log2 items>...`. "graph": 32 calls captured into one CUDA graph (each on its own slice of a
 // pool of up to 4x the L2), replayed, time per call, median of 21 replays; "one": one call between two events behind
@@ -35,6 +42,47 @@ struct Waves
   }
 };
 
+//! The default policy with half the tile, at `MinBlocks` blocks a multiprocessor (0: the default's).
+template <int MinBlocks>
+struct Half
+{
+  __host__ __device__ static constexpr fold::ReducePolicy policy(int arch)
+  {
+    fold::ReducePolicy p           = fold::DefaultTuning::policy(arch);
+    p.items_per_thread             = p.items_per_thread / 2;
+    p.commutative_items_per_thread = p.commutative_items_per_thread / 2;
+    p.min_blocks_per_sm            = MinBlocks > 0 ? MinBlocks : p.min_blocks_per_sm;
+    return p;
+  }
+};
+
+//! The default policy, its calls launched without programmatic dependent launch.
+struct Serial : fold::DefaultTuning
+{
+  static fold::detail::DispatchHooks hooks()
+  {
+    fold::detail::DispatchHooks h;
+    h.serial_launches = true;
+    return h;
+  }
+};
+
+#ifdef TILES_VARIANT
+using Second = Half<0>;
+#ifdef SERIAL_VARIANT
+using Third = Serial;
+#else
+using Third = Half<8>;
+#endif
+#define SECOND_LABEL "h"
+#define THIRD_LABEL "h8"
+#else
+using Second = Waves<2>;
+using Third  = Waves<4>;
+#define SECOND_LABEL "w2"
+#define THIRD_LABEL "w4"
+#endif
+
 constexpr int graph_calls = 32;
 
 template <typename T>
@@ -50,36 +98,39 @@ void run(const char* type_name, int lg, cudaStream_t stream)
   CHECK(cudaMalloc(&pool, bytes * slices));
   fill_hashed<T><<<1024, 256, 0, stream>>>(pool, n * slices);
   CHECK(cudaGetLastError());
-  constexpr int cases = 11;
+  constexpr int cases = 12;
   CHECK(cudaMalloc(&out, cases * sizeof(T)));
   CHECK(cudaMalloc(&index, cases * sizeof(std::int64_t)));
   auto slice               = [&](int i) { return pool + (i % slices) * n; };
   const char* names[cases] = {
-      "min", "min-w2", "min-w4", "cub-min", "sum", "sum-w2", "sum-w4", "cub-sum", "argmax", "argmax-w4", "cub-argmax"};
+      "min",    "min-" SECOND_LABEL,    "min-" THIRD_LABEL, "cub-min",    "sum", "sum-" SECOND_LABEL,
+      "sum-" THIRD_LABEL, "cub-sum", "argmax", "argmax-" THIRD_LABEL, "cub-argmax", "argmax-" SECOND_LABEL};
   using Call              = std::function<cudaError_t(void*, std::size_t&, const T*, int)>;
   const Call calls[cases] = {
       [&](void* t, std::size_t& b, const T* in, int k)
       { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream); },
       [&](void* t, std::size_t& b, const T* in, int k)
-      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream, fold::tuned<Waves<2>>); },
+      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream, fold::tuned<Second>); },
       [&](void* t, std::size_t& b, const T* in, int k)
-      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream, fold::tuned<Waves<4>>); },
+      { return fold::DeviceReduce::Min(t, b, in, out + k, ni, stream, fold::tuned<Third>); },
       [&](void* t, std::size_t& b, const T* in, int k)
       { return cub::DeviceReduce::Min(t, b, in, out + k, ni, stream); },
       [&](void* t, std::size_t& b, const T* in, int k)
       { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream); },
       [&](void* t, std::size_t& b, const T* in, int k)
-      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream, fold::tuned<Waves<2>>); },
+      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream, fold::tuned<Second>); },
       [&](void* t, std::size_t& b, const T* in, int k)
-      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream, fold::tuned<Waves<4>>); },
+      { return fold::DeviceReduce::Sum(t, b, in, out + k, ni, stream, fold::tuned<Third>); },
       [&](void* t, std::size_t& b, const T* in, int k)
       { return cub::DeviceReduce::Sum(t, b, in, out + k, ni, stream); },
       [&](void* t, std::size_t& b, const T* in, int k)
       { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream); },
       [&](void* t, std::size_t& b, const T* in, int k)
-      { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream, fold::tuned<Waves<4>>); },
+      { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream, fold::tuned<Third>); },
       [&](void* t, std::size_t& b, const T* in, int k)
       { return cub::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream); },
+      [&](void* t, std::size_t& b, const T* in, int k)
+      { return fold::DeviceReduce::ArgMax(t, b, in, out + k, index + k, ni, stream, fold::tuned<Second>); },
   };
   std::size_t bytes_of[cases] = {};
   void* temp[cases]           = {};
@@ -114,7 +165,8 @@ void run(const char* type_name, int lg, cudaStream_t stream)
   // Min and ArgMax exactly; sums within n ulps of the largest item (|x| < 1000) of each other, whatever the tree.
   const double tol  = static_cast<double>(n) * 1000.0 * std::numeric_limits<T>::epsilon();
   const bool min_ok = h[0] == h[3] && h[1] == h[3] && h[2] == h[3];
-  const bool arg_ok = h[8] == h[10] && h[9] == h[10] && hi[8] == hi[10] && hi[9] == hi[10];
+  const bool arg_ok =
+      h[8] == h[10] && h[9] == h[10] && h[11] == h[10] && hi[8] == hi[10] && hi[9] == hi[10] && hi[11] == hi[10];
   bool sum_ok       = true;
   for (int k = 4; k < 7; ++k)
   {
@@ -129,7 +181,8 @@ void run(const char* type_name, int lg, cudaStream_t stream)
     {
       std::printf(" %s %6.2f", names[k], t[k]);
     }
-    std::printf(" | /cub: min %.3f w2 %.3f w4 %.3f sum %.3f w2 %.3f w4 %.3f argmax %.3f w4 %.3f%s\n",
+    std::printf(" | /cub: min %.3f " SECOND_LABEL " %.3f " THIRD_LABEL " %.3f sum %.3f " SECOND_LABEL " %.3f " THIRD_LABEL
+                " %.3f argmax %.3f " SECOND_LABEL " %.3f " THIRD_LABEL " %.3f%s\n",
                 t[0] / t[3],
                 t[1] / t[3],
                 t[2] / t[3],
@@ -137,6 +190,7 @@ void run(const char* type_name, int lg, cudaStream_t stream)
                 t[5] / t[7],
                 t[6] / t[7],
                 t[8] / t[10],
+                t[11] / t[10],
                 t[9] / t[10],
                 ok       ? ""
                 : min_ok ? (sum_ok ? "  CHECK FAILED: argmax" : "  CHECK FAILED: sum")
