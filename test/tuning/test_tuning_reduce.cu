@@ -240,6 +240,28 @@ TEST_CASE("the short tile holds 16 items a thread of up to 4 bytes, and is short
   STATIC_REQUIRE(!short_tile_is_shorter<const int*, int, fold::Sum, fold::CanonicalTuning<>>());
 }
 
+TEST_CASE("an exact reduction's pass 2 folds its partials in half the policy's items a thread", "[tuning]")
+{
+  using fold::detail::PartialsTuning;
+  using fold::detail::reduce_tile_shape;
+  using Partials = PartialsTuning<fold::DefaultTuning>;
+  constexpr auto chain = fold::reduce_policy_chain();
+  for (const auto& entry : chain.entries)
+  {
+    INFO("arch " << entry.arch);
+    const fold::ReducePolicy& policy  = entry.policy;
+    const fold::ReducePolicy partials = Partials::policy(entry.arch);
+    CHECK(partials.items_per_thread == policy.items_per_thread / 2);
+    CHECK(partials.commutative_items_per_thread == policy.items_per_thread / 2);
+    CHECK(partials.block_threads == policy.block_threads);
+    CHECK(partials.min_blocks_per_sm == policy.min_blocks_per_sm);
+  }
+  // sm_90: 2048 float partials of Min (8192 in the policy's commutative tile), 1024 of double.
+  CHECK(reduce_tile_shape<float*, float, Partials, fold::Min>(900).tile_items == 2048);
+  CHECK(reduce_tile_shape<float*, float, fold::DefaultTuning, fold::Min>(900).tile_items == 8192);
+  CHECK(reduce_tile_shape<double*, double, Partials, fold::Min>(900).tile_items == 1024);
+}
+
 namespace
 {
 //! A user operator fold is not told is commutative: the order-preserving tile.

@@ -221,28 +221,17 @@ struct ShortTileTuning
 template <typename InputIteratorT, typename TuningT>
 using short_tile_tuning_t = ShortTileTuning<TuningT, static_cast<int>(sizeof(value_t<InputIteratorT>))>;
 
-//! `BaseT`'s policy with both tiles cut to half its `items_per_thread`: the tile in which an exact reduction (any tree
-//! gives its bits) folds its partials in pass 2 (`DispatchReduce::partials_kernel`). Pass 1's grid is a wave or a few,
-//! so its partials number a few hundred to a few thousand, and in the policy's tiles (16 four-byte units a thread, 32
-//! for commutative operators over 4-byte items) they are a partial tile: every slot loaded, clamped past the end, and
-//! the guarded warp reductions. On an H200 under graph replay, 8 units a thread took Min over float at 2^19-2^21 items
-//! from 0.98-1.02 of cub's time to 0.93-0.97 and ArgMax over double at 2^20 from 1.08-1.12 to 1.06, and cost 1 % at
-//! 2^24 over double, where the partials are more; over the matrix's exact reductions 0.98 of the time under graph
-//! replay, one call and back to back unchanged (docs/performance.md, "Exact reductions' second pass in a shorter
-//! tile").
+//! The tile in which an exact reduction (any tree gives its bits) folds its partials in pass 2
+//! (`DispatchReduce::partials_kernel`): `BaseT`'s policy with both tiles cut to half its `items_per_thread`, which is
+//! `ShortTileTuning`'s cut for 2-byte items. Pass 1's grid is a wave or a few, so its partials number a few hundred to
+//! a few thousand, and in the policy's tiles (16 four-byte units a thread, 32 for commutative operators over 4-byte
+//! items) they are a partial tile: every slot loaded, clamped past the end, and the guarded warp reductions. On an H200
+//! under graph replay, 8 units a thread took Min over float at 2^19-2^21 items from 0.98-1.02 of cub's time to
+//! 0.93-0.97 and ArgMax over double at 2^20 from 1.08-1.12 to 1.06, and cost 1 % at 2^24 over double, where the
+//! partials are more; over the matrix's exact reductions 0.98 of the time under graph replay, one call and back to
+//! back unchanged (docs/performance.md, "Exact reductions' second pass in a shorter tile").
 template <typename BaseT>
-struct PartialsTuning
-{
-  FOLD_HOST_DEVICE static constexpr ReducePolicy policy(int arch)
-  {
-    ReducePolicy p                 = BaseT::policy(arch);
-    const int units                = p.items_per_thread / 2;
-    p.items_per_thread             = units > 0 ? units : 1;
-    p.commutative_items_per_thread = p.items_per_thread;
-    return p;
-  }
-  static DispatchHooks hooks() { return hooks_of<BaseT>(); }
-};
+using PartialsTuning = ShortTileTuning<BaseT, 2>;
 
 //! The tile shape of reduce-by-key, the same on every architecture so that a `gpu_to_gpu` call's bits are the
 //! same everywhere: about 384 bytes of keys and values per thread, at most 23 items (an odd count, so that
