@@ -126,7 +126,7 @@ void check_arg()
   }
 }
 
-//! Arrangements of 1- and 2-byte items that exercise the winner-first tile fold.
+//! Arrangements of items that exercise the winner-first tile fold.
 enum class Arrangement
 {
   ramp_up,   //!< non-decreasing steps: the maximum first appears inside a late tile, the minimum at 0
@@ -141,8 +141,14 @@ template <typename T>
 std::vector<T> arranged(Arrangement a, std::size_t n, std::uint64_t seed)
 {
   fold_test::Random random{seed};
-  const double lo = fold::is_floating_v<T> ? -1000.0 : static_cast<double>(std::numeric_limits<T>::lowest());
-  const double hi = fold::is_floating_v<T> ? 1000.0 : static_cast<double>(std::numeric_limits<T>::max());
+  // 8-byte integers within +-2^62, whose ramp steps a double converts back exactly in range (2^63 would not).
+  constexpr bool wide = !fold::is_floating_v<T> && sizeof(T) == 8;
+  const double lo     = fold::is_floating_v<T> ? -1000.0
+                        : wide                 ? (std::is_signed_v<T> ? -0x1p62 : 0.0)
+                                               : static_cast<double>(std::numeric_limits<T>::lowest());
+  const double hi     = fold::is_floating_v<T> ? 1000.0
+                        : wide                 ? 0x1p62
+                                               : static_cast<double>(std::numeric_limits<T>::max());
   std::vector<T> values(n);
   for (std::size_t i = 0; i < n; ++i)
   {
@@ -306,7 +312,7 @@ TEMPLATE_LIST_TEST_CASE("ArgMax finds the first maximum, as the host and cub do"
 }
 
 TEMPLATE_TEST_CASE(
-    "ArgMin/ArgMax over 1-, 2- and 4-byte items find the first extreme in every arrangement, aligned or not",
+    "ArgMin/ArgMax over 1-, 2-, 4- and 8-byte items find the first extreme in every arrangement, aligned or not",
     "[device][argmin][argmax]",
     std::int8_t,
     std::uint8_t,
@@ -316,7 +322,10 @@ TEMPLATE_TEST_CASE(
     __nv_bfloat16,
     std::int32_t,
     std::uint32_t,
-    float)
+    float,
+    std::int64_t,
+    std::uint64_t,
+    double)
 {
   using T                = TestType;
   const std::size_t tile = static_cast<std::size_t>(arg_tile_items<T>());

@@ -229,6 +229,32 @@ TEST_CASE("plan: order-preserving reductions read in runs get more waves from 81
   CHECK_FALSE(many_ordered_units<fold::Sum, float>(std::uint64_t{1} << 30));
 }
 
+namespace
+{
+//! `DispatchReduce::one_wave_scale` of `OpT` over `T` items reduced in `AccumT`.
+template <typename OpT, typename T, typename AccumT>
+constexpr int one_wave_scale = fold::detail::DispatchReduce<const T*,
+                                                            T*,
+                                                            std::int64_t,
+                                                            OpT,
+                                                            fold::detail::InitialValue<AccumT>,
+                                                            AccumT,
+                                                            fold::detail::CastTo<AccumT>,
+                                                            fold::DefaultTuning>::one_wave_scale;
+} // namespace
+
+TEST_CASE("plan: exact reductions stay in one wave up to one_wave_max_mib a 4-byte word of their partial", "[dispatch]")
+{
+  // Exact: the pass-1 grid sets how many partials pass 2 folds.
+  CHECK(one_wave_scale<fold::Min, float, std::int32_t> == 1);
+  CHECK(one_wave_scale<fold::Min, double, std::int64_t> == 2);
+  CHECK(one_wave_scale<fold::Sum, std::int64_t, std::int64_t> == 2);
+  CHECK(one_wave_scale<fold::detail::PackedArgMax, double, fold::detail::PackedPair96> == 3);
+  // Inexact: fixed units, whatever the grid.
+  CHECK(one_wave_scale<fold::Sum, double, double> == 1);
+  CHECK(one_wave_scale<fold_test::OrderedPlus, double, double> == 1);
+}
+
 TEST_CASE("bad input is rejected before the device is touched", "[dispatch][errors]")
 {
   // A non-null pointer that is never dereferenced: the checks must fail before anything reads or launches.

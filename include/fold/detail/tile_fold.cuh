@@ -18,9 +18,10 @@
 //! (`defers_index`: `fold_pending`, then `resolve` in AgentReduce's `ConsumeTilesDeferred`): a tile that wins costs
 //! its extreme, and only the threads that can hold the range's first winner search one tile, loaded again.
 //!
-//! Min and Max over the same items (MinMax folds each half on its own) take the tile's extreme the same way, then
-//! one transform and one operation for the tile (`ExtremumFirst`), where each item took an unpacking, a
-//! transform and an operation. `AgentReduceColumns` keeps a thread's columns of 16-bit floats apart instead, two to a
+//! Min and Max over 1- and 2-byte items and float (MinMax folds each half on its own) take the tile's extreme the
+//! same way, over double one `fmin`/`fmax` and one NaN test an item (`WideExtreme`), then one transform and one
+//! operation for the tile (`ExtremumFirst`), where each item took an unpacking or an order key, a transform and an
+//! operation. `AgentReduceColumns` keeps a thread's columns of 16-bit floats apart instead, two to a
 //! word, and keys each column once (`PackedColumnExtremes`).
 #pragma once
 
@@ -76,6 +77,14 @@ template <typename T>
 inline constexpr bool
     finds_winner_first_v = packs_in_lanes_v<T> ||
                            (std::is_integral_v<T> && sizeof(T) == 4) || std::is_same_v<std::remove_cv_t<T>, float>;
+
+//! Items whose Min and Max take the tile's extreme first (`ExtremumFirst`): those of `packs_in_lanes_v`, float
+//! (`max.NaN.f32`/`min.NaN.f32` a word) and double (`WideExtreme`). 4- and 8-byte integers fold item by item: their
+//! order is the integers' own, one min/max an item either way (int32 and int64 Min, Max and MinMax took 0.99-1.01 of
+//! the time extreme first on an H200, docs/performance.md).
+template <typename T>
+inline constexpr bool finds_extreme_first_v =
+    packs_in_lanes_v<T> || std::is_same_v<std::remove_cv_t<T>, float> || std::is_same_v<std::remove_cv_t<T>, double>;
 
 //! The bits of +infinity in `T` (half, bfloat16 or float): a NaN's magnitude is above them.
 template <typename T>
@@ -473,35 +482,102 @@ struct WinnerFirst
   }
 };
 
-//! Min (`ForMax` false) or Max over a thread's tile of 1- or 2-byte items, as DeviceReduce runs them
-//! (`ExtremumReduction`: integers widened to 32 bits, 16-bit floats as order keys; `applies` to its transform): the
-//! tile's extreme by packed min/max over its words (`WinnerFirst::extreme`), then one item's transform and one
-//! operation, where each item took its own. 16-bit floats: the packed min/max return either zero where two meet, so
-//! a zero extreme is -0.0 for Min if any item is -0.0 (+0.0 for Max if any is +0.0); a NaN if any item is one (the
+//! The extreme of a thread's tile of doubles for Min and Max (`ExtremumFirst`): one min/max and one NaN test an item,
+//! where item by item each took its order key and a 64-bit comparison.
+template <typename T, bool ForMax>
+struct WideExtreme
+{
+  static_assert(std::is_same_v<std::remove_cv_t<T>, double>, "WideExtreme: double");
+  static constexpr std::uint64_t sign = std::uint64_t{1} << 63;
+
+  FOLD_DEVICE FOLD_FORCEINLINE static std::uint64_t bits_of(T x) { return ::cuda::std::bit_cast<std::uint64_t>(x); }
+
+  //! The extreme of two items (`fmax`/`fmin`: a NaN of either is lost; `extreme` tests for NaNs apart).
+  FOLD_DEVICE FOLD_FORCEINLINE static T extreme2(T a, T b) { return ForMax ? fmax(a, b) : fmin(a, b); }
+
+  //! The extreme item of `items`: a NaN if any item is one; a zero of either sign when the extreme is a zero. Four
+  //! running extremes (independent instructions).
+  template <int Count>
+  FOLD_DEVICE FOLD_FORCEINLINE static T extreme(const T (&items)[Count])
+  {
+    constexpr int chains = Count < 4 ? Count : 4;
+    T chain[chains];
+    bool nan = false;
+#pragma unroll
+    for (int k = 0; k < Count; ++k)
+    {
+      nan               = nan || is_nan(items[k]);
+      chain[k % chains] = k < chains ? items[k] : extreme2(chain[k % chains], items[k]);
+    }
+    T winner = chain[0];
+#pragma unroll
+    for (int c = 1; c < chains; ++c)
+    {
+      winner = extreme2(winner, chain[c]);
+    }
+    return nan ? quiet_nan<T>() : winner;
+  }
+
+  //! The tile's extreme `winner` as it is, unless it is a zero, which the min/max give of either sign: then
+  //! the better zero (+0 for Max) where the tile holds one, else the other.
+  template <int Count>
+  FOLD_DEVICE FOLD_FORCEINLINE static T exact_zero(const T (&items)[Count], T winner)
+  {
+    if ((bits_of(winner) & ~sign) != 0)
+    {
+      return winner;
+    }
+    const std::uint64_t better = ForMax ? std::uint64_t{0} : sign;
+    bool holds                 = false;
+#pragma unroll
+    for (int k = 0; k < Count; ++k)
+    {
+      holds = holds || bits_of(items[k]) == better;
+    }
+    return ::cuda::std::bit_cast<T>(holds ? better : better ^ sign);
+  }
+};
+
+//! Min (`ForMax` false) or Max over a thread's tile of 1- or 2-byte items, float or double (`finds_extreme_first_v`),
+//! as DeviceReduce runs them (`ExtremumReduction`: integers widened to 32 bits, floating-point items as order keys;
+//! `applies` to its transform): the tile's extreme by packed min/max over its words, or one `min.NaN.f32` a float
+//! (`WinnerFirst::extreme`), or one `fmin`/`fmax` and a NaN test a double (`WideExtreme`), then one item's transform
+//! and one operation, where each item took its own. Floats: the min/max return either zero where two meet, so a
+//! zero extreme is -0.0 for Min if any item is -0.0 (+0.0 for Max if any is +0.0); a NaN if any item is one (the
 //! order key of every NaN is one). The same result as item by item: the operator is exact.
 template <typename T, bool ForMax, typename TransformOpT>
 struct ExtremumFirst
 {
   static constexpr bool applies =
-      packs_in_lanes_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
+      finds_extreme_first_v<T> && std::is_same_v<TransformOpT, typename ExtremumReduction<T, ForMax>::ToValue>;
   static constexpr bool any_load            = false;
   static constexpr bool searches_first_tile = false;
   static constexpr bool defers_index        = false;
   static constexpr bool exact_first_tile    = false;
   static constexpr bool idempotent          = true;
   static constexpr bool folds_prefix        = false;
-  using Extreme                             = WinnerFirst<T, ForMax>;
+  using Extreme = std::conditional_t<sizeof(T) == 8, WideExtreme<T, ForMax>, WinnerFirst<T, ForMax>>;
 
   template <bool First, int SlotStride, typename AccumT, typename VectorT, int Slots, typename OffsetT>
   FOLD_DEVICE FOLD_FORCEINLINE static void
   fold(AccumT& aggregate, const TransformOpT& transform, const VectorT (&loaded)[Slots], OffsetT first_index)
   {
-    std::uint32_t words[Slots * sizeof(VectorT) / 4];
-    tile_words(loaded, words);
-    T winner = Extreme::extreme(words);
-    if constexpr (is_16bit_float_v<T>)
+    T winner;
+    if constexpr (sizeof(T) == 8)
     {
-      winner = Extreme::exact_zero(words, winner); // -0.0 for Min where the tile holds one, +0.0 for Max
+      T items[Slots * sizeof(VectorT) / sizeof(T)];
+      tile_items(loaded, items);
+      winner = Extreme::exact_zero(items, Extreme::extreme(items)); // -0.0 for Min where the tile holds one
+    }
+    else
+    {
+      std::uint32_t words[Slots * sizeof(VectorT) / 4];
+      tile_words(loaded, words);
+      winner = Extreme::extreme(words);
+      if constexpr (is_floating_v<T>)
+      {
+        winner = Extreme::exact_zero(words, winner); // -0.0 for Min where the tile holds one, +0.0 for Max
+      }
     }
     const AccumT value = transform(winner, first_index);
     using Op           = std::conditional_t<ForMax, Max, Min>;
@@ -733,7 +809,7 @@ private:
   };
 
   //! A thread's loaded tile as items in `AccT`.
-  template <typename VectorT, int Slots, int Count = Slots * static_cast<int>(sizeof(VectorT) / sizeof(T))>
+  template <typename VectorT, int Slots, int Count = Slots* static_cast<int>(sizeof(VectorT) / sizeof(T))>
   FOLD_DEVICE FOLD_FORCEINLINE static Items<Count> items_of(const VectorT (&loaded)[Slots])
   {
     T loaded_items[Count];

@@ -167,6 +167,17 @@ struct DispatchReduce
       is_vectorizable_input_v<InputIteratorT> &&
       TileFold<ReductionOpT, TransformOpT, value_t<InputIteratorT>>::searches_first_tile;
 
+  //! How many times the policy's `one_wave_max_mib` pass 1 stays in one wave: for an exact reduction, a 4-byte word
+  //! of its partial's size each (at least one). Its pass 2 folds one partial a pass-1 block, so more waves multiply
+  //! pass 2's loads and folds, and the wider the partial the more that costs against the balance they buy. On an
+  //! H200, back to back: ArgMax over double (12-byte packed pairs) took 0.93 of the time at 2^24 in one wave
+  //! against four, 0.97 at 2^25, 0.99-1.00 at 2^26-2^29; Min over double (8-byte keys) 0.98 at 2^24-2^25; Sum over
+  //! double, whose partials are fixed units whatever the grid, 1.02-1.03 (docs/performance.md, "Min and Max over
+  //! float and double, extreme first; exact reductions in one wave for wide partials").
+  static constexpr int one_wave_scale = is_exact_v<ReductionOpT, AccumT> && sizeof(AccumT) > 4
+                                            ? static_cast<int>(sizeof(AccumT) / 4)
+                                            : 1;
+
   //! `f(std::bool_constant<Rows>)` with the tree of a call's kernels (`rows`, from `reads_rows`): full tiles in rows,
   //! or, for an order-preserving operator in a call of more than `ordered_rows_max_tiles` tiles, in runs, the kernels
   //! as they were before rows (instantiated for such operators only).
@@ -236,9 +247,10 @@ struct DispatchReduce
 
   //! The most blocks pass 1 may launch over `num_items` items: waves of the blocks a multiprocessor holds of the
   //! kernel that runs it (the single-pass kernel, or with `TwoPass` the two-pass path's `reduce_kernel`), at most the
-  //! forced grid. One wave below `policy.one_wave_max_mib` or where a thread's first tile costs more than its others
-  //! (`searches_first_tile`), above it `ordered_runs_waves` for an order-preserving operator read in runs in many
-  //! units (`many_ordered_units`) and the policy's `oversubscription` otherwise, unless waves are forced.
+  //! forced grid. One wave below `policy.one_wave_max_mib` (times `one_wave_scale`) or where a thread's first tile
+  //! costs more than its others (`searches_first_tile`), above it `ordered_runs_waves` for an order-preserving operator
+  //! read in runs in many units (`many_ordered_units`) and the policy's `oversubscription` otherwise, unless waves are
+  //! forced.
   template <bool TwoPass>
   static cudaError_t pass1_grid(bool rows,
                                 std::uint64_t num_items,
@@ -249,11 +261,13 @@ struct DispatchReduce
                                 int& grid)
   {
     const double input_mib = static_cast<double>(num_items) * sizeof(value_t<InputIteratorT>) / (1 << 20);
-    const int waves        = forced.waves > 0                                             ? forced.waves
-                             : input_mib < policy.one_wave_max_mib || searches_first_tile ? 1
-                             : many_ordered_units(rows, num_items, policy, shape)         ? ordered_runs_waves
-                                                                                          : policy.oversubscription;
-    int blocks_per_sm      = 0;
+    const bool one_wave =
+        input_mib < static_cast<double>(policy.one_wave_max_mib) * one_wave_scale || searches_first_tile;
+    const int waves   = forced.waves > 0                                     ? forced.waves
+                        : one_wave                                           ? 1
+                        : many_ordered_units(rows, num_items, policy, shape) ? ordered_runs_waves
+                                                                             : policy.oversubscription;
+    int blocks_per_sm = 0;
     const cudaError_t error =
         with_tree(rows,
                   [&](auto in_rows)
@@ -364,8 +378,9 @@ struct DispatchReduce
       { return launch(kernel, 1, shape.block_threads, stream, overlap, in, out, num_items, op, init, transform); };
       if constexpr (has_short_tile)
       {
-        if (num_items <= static_cast<OffsetT>(
-              reduce_tile_shape<InputIteratorT, AccumT, ShortTuningT, ReductionOpT>(facts.arch).tile_items))
+        if (num_items <=
+            static_cast<OffsetT>(
+                reduce_tile_shape<InputIteratorT, AccumT, ShortTuningT, ReductionOpT>(facts.arch).tile_items))
         {
           return run(single_tile_kernel<ShortTuningT>);
         }

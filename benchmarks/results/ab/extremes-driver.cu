@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+// The driver of extremes-<base>.txt (not built by CMake). Build against any tree:
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I<tree>/include -Ibenchmarks -o extremes benchmarks/results/ab/extremes-driver.cu
+// - `extremes <log2 items>...`: Min, Max and MinMax over float, double, int32 and int64, fold beside cub (cub's Min +
+//   Max beside MinMax), timed three ways: "graph", 32 calls captured into one CUDA graph (each on its own slice of a
+//   pool of up to 4x the L2), replayed, time per call (below 2^26 items only); "one", one call between two events
+//   behind a spin; "b2b", 10 calls back to back, time per call; each the median of 21 (driver_util.cuh).
+// - `segmented`: Min over float and double through offsets, 2^26 items in segments of one fixed length, one call and
+//   back to back, fold beside cub's DeviceSegmentedReduce::Min.
+// - `waves <log2 items>...`: Sum, Min and ArgMax over float and double under the default policy and under
+//   `fold::tuned<OneWave>` (pass 1 in one wave up to 2 GiB), beside cub, one call and back to back.
+// Every result is checked against cub's (bits, and the index; sums within n * 1000 * epsilon); a mismatch prints
+// CHECK FAILED.
+#include "driver_util.cuh"
+
+#include <fold/fold.cuh>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+//! The default policy with pass 1 in one wave below 2 GiB.
+struct OneWave
+{
+  __host__ __device__ static constexpr fold::ReducePolicy policy(int arch)
+  {
+    fold::ReducePolicy p = fold::DefaultTuning::policy(arch);
+    p.one_wave_max_mib   = 2048;
+    return p;
+  }
+};
+
+template <typename T>
+bool same(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+//! The buffers of one type and size: a pool of input slices, outputs for 32 calls (4 values and indices each),
+//! 16 MiB of temporary storage, a non-blocking stream.
+template <typename T>
+struct Buffers
+{
+  std::size_t n;
+  int slices;
+  T* pool                    = nullptr;
+  T* values                  = nullptr;
+  std::int64_t* indices      = nullptr;
+  void* temp                 = nullptr;
+  const std::size_t bytes    = std::size_t{1} << 24;
+  static constexpr int calls = 32;
+  cudaStream_t stream{};
+
+  explicit Buffers(int log2)
+      : n(std::size_t{1} << log2)
+      , slices(pool_slices(n * sizeof(T), calls))
+  {
+    CHECK(cudaMalloc(&pool, n * slices * sizeof(T)));
+    fill_hashed<<<1024, 256>>>(pool, n * slices);
+    CHECK(cudaMalloc(&values, 4 * calls * sizeof(T)));
+    CHECK(cudaMalloc(&indices, 4 * calls * sizeof(std::int64_t)));
+    CHECK(cudaMalloc(&temp, bytes));
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK(cudaDeviceSynchronize());
+  }
+  ~Buffers()
+  {
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(pool));
+    CHECK(cudaFree(values));
+    CHECK(cudaFree(indices));
+    CHECK(cudaFree(temp));
+  }
+  const T* in(int i) const { return pool + (i % slices) * n; }
+};
+
+//! Times `a(i)` and `b(i)` (each a `cudaError_t`) in the three modes (graph only with `graph`), then runs call 0 of
+//! each and asks `check()` whether their results agree; prints one line.
+template <typename A, typename B, typename Check>
+void compare(const char* name,
+             const char* type,
+             int log2,
+             double bytes,
+             cudaStream_t stream,
+             bool graph,
+             A&& a,
+             B&& b,
+             Check&& check)
+{
+  float g[2] = {0, 0}, one[2], b2b[2];
+  if (graph)
+  {
+    time_graph_and_one(stream, Buffers<char>::calls, a, g[0], one[0]);
+    time_graph_and_one(stream, Buffers<char>::calls, b, g[1], one[1]);
+  }
+  else
+  {
+    one[0] = median_us(stream, true, 1, [&] { CHECK(a(0)); });
+    one[1] = median_us(stream, true, 1, [&] { CHECK(b(0)); });
+  }
+  auto ten = [&](auto& call)
+  {
+    return median_us(stream,
+                     false,
+                     10,
+                     [&]
+                     {
+                       for (int k = 0; k < 10; ++k)
+                       {
+                         CHECK(call(k));
+                       }
+                     });
+  };
+  b2b[0] = ten(a);
+  b2b[1] = ten(b);
+  CHECK(a(0));
+  CHECK(b(0));
+  CHECK(cudaStreamSynchronize(stream));
+  const bool ok = check();
+  std::printf(
+      "%-12s %-6s 2^%-2d graph %8.2f/%-8.2f %.3f  one %8.2f/%-8.2f %.3f  b2b %8.2f/%-8.2f %.3f  b2b %5.1f %% peak%s\n",
+      name,
+      type,
+      log2,
+      g[0],
+      g[1],
+      graph ? g[0] / g[1] : 0.0,
+      one[0],
+      one[1],
+      one[0] / one[1],
+      b2b[0],
+      b2b[1],
+      b2b[0] / b2b[1],
+      bytes / 1e3 / b2b[0] / 48.143, // the H200's datasheet 4814.3 GB/s
+      ok ? "" : "  CHECK FAILED");
+}
+
+template <typename T>
+void extremes(const char* type, int log2)
+{
+  Buffers<T> buf(log2);
+  const auto n = static_cast<std::int64_t>(buf.n);
+  // fold's results in slots 0-1 of each call's four, cub's in 2-3
+  auto check = [&](int halves)
+  {
+    T v[4];
+    CHECK(cudaMemcpy(v, buf.values, sizeof(v), cudaMemcpyDeviceToHost));
+    return same(v[0], v[2]) && (halves == 1 || same(v[1], v[3]));
+  };
+  for (int c = 0; c < 3; ++c)
+  {
+    auto fold_call = [&](int i)
+    {
+      std::size_t b = buf.bytes;
+      T* v          = buf.values + 4 * i;
+      return c == 0   ? fold::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream)
+             : c == 1 ? fold::DeviceReduce::Max(buf.temp, b, buf.in(i), v, n, buf.stream)
+                      : fold::DeviceReduce::MinMax(buf.temp, b, buf.in(i), v, v + 1, n, buf.stream);
+    };
+    auto cub_call = [&](int i)
+    {
+      std::size_t b = buf.bytes;
+      T* v          = buf.values + 4 * i + 2;
+      if (c == 0)
+      {
+        return cub::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream);
+      }
+      if (c == 1)
+      {
+        return cub::DeviceReduce::Max(buf.temp, b, buf.in(i), v, n, buf.stream);
+      }
+      const cudaError_t e = cub::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream);
+      return e != cudaSuccess ? e : cub::DeviceReduce::Max(buf.temp, b, buf.in(i), v + 1, n, buf.stream);
+    };
+    compare(c == 0   ? "Min"
+            : c == 1 ? "Max"
+                     : "MinMax",
+            type,
+            log2,
+            static_cast<double>(buf.n * sizeof(T)),
+            buf.stream,
+            log2 < 26,
+            fold_call,
+            cub_call,
+            [&] { return check(c == 2 ? 2 : 1); });
+  }
+}
+
+template <typename T>
+void waves(const char* type, int log2)
+{
+  Buffers<T> buf(log2);
+  const auto n = static_cast<std::int64_t>(buf.n);
+  for (int c = 0; c < 3; ++c)
+  {
+    for (int tuned = 0; tuned < 2; ++tuned)
+    {
+      auto fold_call = [&](int i) -> cudaError_t
+      {
+        std::size_t b       = buf.bytes;
+        T* v                = buf.values + 4 * i;
+        std::int64_t* index = buf.indices + 4 * i;
+        if (tuned)
+        {
+          return c == 0   ? fold::DeviceReduce::Sum(buf.temp, b, buf.in(i), v, n, buf.stream, fold::tuned<OneWave>)
+                 : c == 1 ? fold::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream, fold::tuned<OneWave>)
+                          : fold::DeviceReduce::ArgMax(
+                                buf.temp, b, buf.in(i), v, index, n, buf.stream, fold::tuned<OneWave>);
+        }
+        return c == 0   ? fold::DeviceReduce::Sum(buf.temp, b, buf.in(i), v, n, buf.stream)
+               : c == 1 ? fold::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream)
+                        : fold::DeviceReduce::ArgMax(buf.temp, b, buf.in(i), v, index, n, buf.stream);
+      };
+      auto cub_call = [&](int i) -> cudaError_t
+      {
+        std::size_t b       = buf.bytes;
+        T* v                = buf.values + 4 * i + 2;
+        std::int64_t* index = buf.indices + 4 * i + 2;
+        return c == 0   ? cub::DeviceReduce::Sum(buf.temp, b, buf.in(i), v, n, buf.stream)
+               : c == 1 ? cub::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream)
+                        : cub::DeviceReduce::ArgMax(buf.temp, b, buf.in(i), v, index, n, buf.stream);
+      };
+      auto check = [&]
+      {
+        T v[4];
+        std::int64_t index[4];
+        CHECK(cudaMemcpy(v, buf.values, sizeof(v), cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(index, buf.indices, sizeof(index), cudaMemcpyDeviceToHost));
+        if (c == 0)
+        {
+          const double tol = static_cast<double>(buf.n) * 1000.0 * std::numeric_limits<T>::epsilon();
+          return std::abs(static_cast<double>(v[0]) - static_cast<double>(v[2])) <= tol;
+        }
+        return same(v[0], v[2]) && (c == 1 || index[0] == index[2]);
+      };
+      const std::string name = std::string(c == 0   ? "Sum"
+                                           : c == 1 ? "Min"
+                                                    : "ArgMax") +
+                               (tuned ? "/1wave" : "/default");
+      compare(name.c_str(),
+              type,
+              log2,
+              static_cast<double>(buf.n * sizeof(T)),
+              buf.stream,
+              false,
+              fold_call,
+              cub_call,
+              check);
+    }
+  }
+}
+
+template <typename T>
+void segmented(const char* type)
+{
+  const int n = 1 << 26;
+  Buffers<T> buf(26);
+  for (int length : {16, 128, 1024, 4096, 65536})
+  {
+    const int segments = n / length;
+    int* offsets       = nullptr;
+    T *fold_out = nullptr, *cub_out = nullptr;
+    CHECK(cudaMalloc(&offsets, (segments + 1) * sizeof(int)));
+    CHECK(cudaMalloc(&fold_out, segments * sizeof(T)));
+    CHECK(cudaMalloc(&cub_out, segments * sizeof(T)));
+    fixed_offsets<<<256, 256>>>(offsets, segments, length);
+    CHECK(cudaDeviceSynchronize());
+    std::size_t fold_bytes = 0;
+    CHECK(fold::DeviceSegmentedReduce::Min(nullptr, fold_bytes, buf.in(0), fold_out, segments, offsets, offsets + 1));
+    void* fold_temp = nullptr;
+    CHECK(cudaMalloc(&fold_temp, fold_bytes));
+    auto fold_call = [&](int)
+    {
+      std::size_t b = fold_bytes;
+      return fold::DeviceSegmentedReduce::Min(
+          fold_temp, b, buf.in(0), fold_out, segments, offsets, offsets + 1, buf.stream);
+    };
+    auto cub_call = [&](int)
+    {
+      std::size_t b = buf.bytes;
+      return cub::DeviceSegmentedReduce::Min(
+          buf.temp, b, buf.in(0), cub_out, segments, offsets, offsets + 1, buf.stream);
+    };
+    auto check = [&]
+    {
+      std::vector<T> f(segments), c(segments);
+      CHECK(cudaMemcpy(f.data(), fold_out, segments * sizeof(T), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(c.data(), cub_out, segments * sizeof(T), cudaMemcpyDeviceToHost));
+      return std::memcmp(f.data(), c.data(), segments * sizeof(T)) == 0;
+    };
+    const std::string name = "SegMin/" + std::to_string(length);
+    const double moved =
+        static_cast<double>(n) * sizeof(T) + 4.0 * segments + static_cast<double>(segments) * sizeof(T);
+    compare(name.c_str(), type, 26, moved, buf.stream, false, fold_call, cub_call, check);
+    CHECK(cudaFree(fold_temp));
+    CHECK(cudaFree(offsets));
+    CHECK(cudaFree(fold_out));
+    CHECK(cudaFree(cub_out));
+  }
+}
+
+int main(int argc, char** argv)
+{
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "segmented")
+  {
+    segmented<float>("float");
+    segmented<double>("double");
+    return 0;
+  }
+  for (int a = 2; a < argc; ++a)
+  {
+    const int log2 = std::atoi(argv[a]);
+    if (mode == "extremes")
+    {
+      extremes<float>("float", log2);
+      extremes<double>("double", log2);
+      extremes<std::int32_t>("int32", log2);
+      extremes<std::int64_t>("int64", log2);
+    }
+    else if (mode == "waves")
+    {
+      waves<float>("float", log2);
+      waves<double>("double", log2);
+    }
+  }
+}
