@@ -9,6 +9,8 @@
 //   back to back, fold beside cub's DeviceSegmentedReduce::Min.
 // - `waves <log2 items>...`: Sum, Min and ArgMax over float and double under the default policy and under
 //   `fold::tuned<OneWave>` (pass 1 in one wave up to 2 GiB), beside cub, one call and back to back.
+// - `blocks <log2 items>...`: MinMax, ArgMax and ArgMinMax over double and int64 under the default policy (4 blocks a
+//   multiprocessor) and compiled for 5 and 6 (`Blocks<B>`), beside cub, one call and back to back.
 // Every result is checked against cub's (bits, and the index; sums within n * 1000 * epsilon); a mismatch prints
 // CHECK FAILED.
 #include "driver_util.cuh"
@@ -34,6 +36,18 @@ struct OneWave
   {
     fold::ReducePolicy p = fold::DefaultTuning::policy(arch);
     p.one_wave_max_mib   = 2048;
+    return p;
+  }
+};
+
+//! The default policy compiled for `B` blocks a multiprocessor (`__launch_bounds__`; fewer registers a thread).
+template <int B>
+struct Blocks
+{
+  __host__ __device__ static constexpr fold::ReducePolicy policy(int arch)
+  {
+    fold::ReducePolicy p = fold::DefaultTuning::policy(arch);
+    p.min_blocks_per_sm  = B;
     return p;
   }
 };
@@ -258,6 +272,63 @@ void waves(const char* type, int log2)
   }
 }
 
+//! MinMax, ArgMax and ArgMinMax under the default policy (4 blocks a multiprocessor) and under `Blocks<5>`,
+//! `Blocks<6>`, beside cub's calls, one call and back to back.
+template <typename T>
+void blocks(const char* type, int log2)
+{
+  Buffers<T> buf(log2);
+  const auto n = static_cast<std::int64_t>(buf.n);
+  for (int c = 0; c < 3; ++c)
+  {
+    for (int b : {4, 5, 6})
+    {
+      auto run = [&](auto tuning, int i) -> cudaError_t
+      {
+        std::size_t bytes   = buf.bytes;
+        T* v                = buf.values + 4 * i;
+        std::int64_t* index = buf.indices + 4 * i;
+        return c == 0   ? fold::DeviceReduce::MinMax(buf.temp, bytes, buf.in(i), v, v + 1, n, buf.stream, tuning)
+               : c == 1 ? fold::DeviceReduce::ArgMax(buf.temp, bytes, buf.in(i), v, index, n, buf.stream, tuning)
+                        : fold::DeviceReduce::ArgMinMax(
+                            buf.temp, bytes, buf.in(i), v, index, v + 1, index + 1, n, buf.stream, tuning);
+      };
+      auto fold_call = [&](int i) -> cudaError_t
+      {
+        return b == 4 ? run(fold::tuned<fold::DefaultTuning>, i)
+               : b == 5 ? run(fold::tuned<Blocks<5>>, i)
+                        : run(fold::tuned<Blocks<6>>, i);
+      };
+      auto cub_call = [&](int i) -> cudaError_t
+      {
+        std::size_t bytes   = buf.bytes;
+        T* v                = buf.values + 4 * i + 2;
+        std::int64_t* index = buf.indices + 4 * i + 2;
+        if (c == 1)
+        {
+          return cub::DeviceReduce::ArgMax(buf.temp, bytes, buf.in(i), v, index, n, buf.stream);
+        }
+        const cudaError_t e = c == 0 ? cub::DeviceReduce::Min(buf.temp, bytes, buf.in(i), v, n, buf.stream)
+                                     : cub::DeviceReduce::ArgMin(buf.temp, bytes, buf.in(i), v, index, n, buf.stream);
+        return e != cudaSuccess ? e
+               : c == 0         ? cub::DeviceReduce::Max(buf.temp, bytes, buf.in(i), v + 1, n, buf.stream)
+                                : cub::DeviceReduce::ArgMax(buf.temp, bytes, buf.in(i), v + 1, index + 1, n, buf.stream);
+      };
+      auto check = [&]
+      {
+        T v[4];
+        std::int64_t index[4];
+        CHECK(cudaMemcpy(v, buf.values, sizeof(v), cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(index, buf.indices, sizeof(index), cudaMemcpyDeviceToHost));
+        return same(v[0], v[2]) && (c == 1 || same(v[1], v[3])) && (c == 0 || index[0] == index[2]) &&
+               (c != 2 || index[1] == index[3]);
+      };
+      const std::string name = std::string(c == 0 ? "MinMax" : c == 1 ? "ArgMax" : "ArgMinMax") + "/b" + std::to_string(b);
+      compare(name.c_str(), type, log2, static_cast<double>(buf.n * sizeof(T)), buf.stream, false, fold_call, cub_call, check);
+    }
+  }
+}
+
 template <typename T>
 void segmented(const char* type)
 {
@@ -325,6 +396,11 @@ int main(int argc, char** argv)
       extremes<double>("double", log2);
       extremes<std::int32_t>("int32", log2);
       extremes<std::int64_t>("int64", log2);
+    }
+    else if (mode == "blocks")
+    {
+      blocks<double>("double", log2);
+      blocks<std::int64_t>("int64", log2);
     }
     else if (mode == "waves")
     {
