@@ -23,12 +23,6 @@ void* temp                     = nullptr;
 constexpr std::size_t temp_cap = std::size_t{1} << 26; // ample for every call here
 
 template <typename T>
-bool same(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-template <typename T>
 T* filled(std::size_t n)
 {
   T* d = nullptr;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The driver behind arg-deferred-*.txt (not built by CMake):
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I<tree>/include -Ibenchmarks -o arg-narrow arg-narrow-driver.cu
+//   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -I<tree>/include -Ibenchmarks -o arg-narrow arg-narrow-driver.cu
 //   arg-narrow <log2 sizes; 0: the segmented cases>
 // ArgMax and ArgMinMax over 1- and 2-byte items (int8, uint8, int16, half, bfloat16), MinMax over int8 and half, and
 // Sum over int8 (a control): fold's and cub's time for one call and for 10 back to back (per call; `one/b2b` in us,
@@ -38,12 +38,6 @@ void refill(CaseBuffers<T>& c, int log2)
     bench::fill(c.in, c.n, 1234 + static_cast<std::uint64_t>(log2));
     CHECK(cudaDeviceSynchronize());
   }
-}
-
-template <typename T>
-bool same(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 struct Timing

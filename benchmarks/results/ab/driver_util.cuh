@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the timing drivers in this folder share, on top of the benchmarks' own helpers (benchmarks/bench_common.cuh):
 // a check of every CUDA call, a spin kernel that holds the stream while the host queues a call's launches behind it,
-// fills of the input with values that are never all zero, fixed-length segment offsets, and a median of event timings.
+// fills of the input with values that are never all zero, fixed-length segment offsets, a median of event timings, and
+// for the A/B drivers a pool of input slices (`PoolBuffers`) with a three-mode comparison of two calls (`compare`).
 #pragma once
 
 #include "../../bench_common.cuh"
@@ -9,11 +10,20 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
 #define CHECK(x) BENCH_CHECK(x)
+
+//! Whether `a` and `b` have the same bits (floating-point results compared exactly, NaNs and zeros included).
+template <typename T>
+bool same(const T& a, const T& b)
+{
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
 
 //! Spins for `ns` nanoseconds of the GPU's global timer.
 __global__ void spin(unsigned long long ns)
@@ -189,3 +199,114 @@ struct CaseBuffers
     CHECK(cudaFree(temp));
   }
 };
+
+//! The buffers of one type and size: a pool of input slices, outputs for 32 calls (4 values and indices each),
+//! 16 MiB of temporary storage, a non-blocking stream.
+template <typename T>
+struct PoolBuffers
+{
+  std::size_t n;
+  int slices;
+  T* pool                    = nullptr;
+  T* values                  = nullptr;
+  std::int64_t* indices      = nullptr;
+  void* temp                 = nullptr;
+  const std::size_t bytes    = std::size_t{1} << 24;
+  static constexpr int calls = 32;
+  cudaStream_t stream{};
+
+  explicit PoolBuffers(int log2)
+      : n(std::size_t{1} << log2)
+      , slices(pool_slices(n * sizeof(T), calls))
+  {
+    CHECK(cudaMalloc(&pool, n * slices * sizeof(T)));
+    fill_hashed<<<1024, 256>>>(pool, n * slices);
+    CHECK(cudaMalloc(&values, 4 * calls * sizeof(T)));
+    CHECK(cudaMalloc(&indices, 4 * calls * sizeof(std::int64_t)));
+    CHECK(cudaMalloc(&temp, bytes));
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK(cudaDeviceSynchronize());
+  }
+  ~PoolBuffers()
+  {
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(pool));
+    CHECK(cudaFree(values));
+    CHECK(cudaFree(indices));
+    CHECK(cudaFree(temp));
+  }
+  const T* in(int i) const { return pool + (i % slices) * n; }
+  //! Every call's values and indices set to 0xff bytes, on the stream.
+  void poison() const
+  {
+    CHECK(cudaMemsetAsync(values, 0xff, 4 * calls * sizeof(T), stream));
+    CHECK(cudaMemsetAsync(indices, 0xff, 4 * calls * sizeof(std::int64_t), stream));
+  }
+};
+
+//! Times `a(i)` and `b(i)` (each a `cudaError_t`; fold's call and its rival's) in three modes: "graph", 32 calls
+//! captured into one CUDA graph and replayed (`time_graph_and_one`; only with `graph`), "one", one call behind a spin,
+//! "b2b", 10 calls back to back; then poisons the outputs (`poison()`), runs call 0 of each and asks `check()` whether
+//! their results agree. Prints one
+//! line: `name type 2^log2`, each mode's "a/b ratio" (graph 0 when not timed), the % of the H200's datasheet peak
+//! `bytes` make back to back, and CHECK FAILED where they disagree (`ab-summary.py` reads these lines).
+template <typename A, typename B, typename Check, typename Poison>
+void compare(const char* name,
+             const char* type,
+             int log2,
+             double bytes,
+             cudaStream_t stream,
+             bool graph,
+             A&& a,
+             B&& b,
+             Check&& check,
+             Poison&& poison)
+{
+  float g[2] = {0, 0}, one[2], b2b[2];
+  if (graph)
+  {
+    time_graph_and_one(stream, PoolBuffers<char>::calls, a, g[0], one[0]);
+    time_graph_and_one(stream, PoolBuffers<char>::calls, b, g[1], one[1]);
+  }
+  else
+  {
+    one[0] = median_us(stream, true, 1, [&] { CHECK(a(0)); });
+    one[1] = median_us(stream, true, 1, [&] { CHECK(b(0)); });
+  }
+  auto ten = [&](auto& call)
+  {
+    return median_us(stream,
+                     false,
+                     10,
+                     [&]
+                     {
+                       for (int k = 0; k < 10; ++k)
+                       {
+                         CHECK(call(k));
+                       }
+                     });
+  };
+  b2b[0] = ten(a);
+  b2b[1] = ten(b);
+  poison();
+  CHECK(a(0));
+  CHECK(b(0));
+  CHECK(cudaStreamSynchronize(stream));
+  const bool ok = check();
+  std::printf(
+      "%-12s %-6s 2^%-2d graph %8.2f/%-8.2f %.3f  one %8.2f/%-8.2f %.3f  b2b %8.2f/%-8.2f %.3f  b2b %5.1f %% peak%s\n",
+      name,
+      type,
+      log2,
+      g[0],
+      g[1],
+      graph ? g[0] / g[1] : 0.0,
+      one[0],
+      one[1],
+      one[0] / one[1],
+      b2b[0],
+      b2b[1],
+      b2b[0] / b2b[1],
+      bytes / 1e3 / b2b[0] / 48.143, // the H200's datasheet 4814.3 GB/s
+      ok ? "" : "  CHECK FAILED");
+}

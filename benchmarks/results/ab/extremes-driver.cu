@@ -53,114 +53,9 @@ struct Blocks
 };
 
 template <typename T>
-bool same(const T& a, const T& b)
-{
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-//! The buffers of one type and size: a pool of input slices, outputs for 32 calls (4 values and indices each),
-//! 16 MiB of temporary storage, a non-blocking stream.
-template <typename T>
-struct Buffers
-{
-  std::size_t n;
-  int slices;
-  T* pool                    = nullptr;
-  T* values                  = nullptr;
-  std::int64_t* indices      = nullptr;
-  void* temp                 = nullptr;
-  const std::size_t bytes    = std::size_t{1} << 24;
-  static constexpr int calls = 32;
-  cudaStream_t stream{};
-
-  explicit Buffers(int log2)
-      : n(std::size_t{1} << log2)
-      , slices(pool_slices(n * sizeof(T), calls))
-  {
-    CHECK(cudaMalloc(&pool, n * slices * sizeof(T)));
-    fill_hashed<<<1024, 256>>>(pool, n * slices);
-    CHECK(cudaMalloc(&values, 4 * calls * sizeof(T)));
-    CHECK(cudaMalloc(&indices, 4 * calls * sizeof(std::int64_t)));
-    CHECK(cudaMalloc(&temp, bytes));
-    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CHECK(cudaDeviceSynchronize());
-  }
-  ~Buffers()
-  {
-    CHECK(cudaStreamDestroy(stream));
-    CHECK(cudaFree(pool));
-    CHECK(cudaFree(values));
-    CHECK(cudaFree(indices));
-    CHECK(cudaFree(temp));
-  }
-  const T* in(int i) const { return pool + (i % slices) * n; }
-};
-
-//! Times `a(i)` and `b(i)` (each a `cudaError_t`) in the three modes (graph only with `graph`), then runs call 0 of
-//! each and asks `check()` whether their results agree; prints one line.
-template <typename A, typename B, typename Check>
-void compare(const char* name,
-             const char* type,
-             int log2,
-             double bytes,
-             cudaStream_t stream,
-             bool graph,
-             A&& a,
-             B&& b,
-             Check&& check)
-{
-  float g[2] = {0, 0}, one[2], b2b[2];
-  if (graph)
-  {
-    time_graph_and_one(stream, Buffers<char>::calls, a, g[0], one[0]);
-    time_graph_and_one(stream, Buffers<char>::calls, b, g[1], one[1]);
-  }
-  else
-  {
-    one[0] = median_us(stream, true, 1, [&] { CHECK(a(0)); });
-    one[1] = median_us(stream, true, 1, [&] { CHECK(b(0)); });
-  }
-  auto ten = [&](auto& call)
-  {
-    return median_us(stream,
-                     false,
-                     10,
-                     [&]
-                     {
-                       for (int k = 0; k < 10; ++k)
-                       {
-                         CHECK(call(k));
-                       }
-                     });
-  };
-  b2b[0] = ten(a);
-  b2b[1] = ten(b);
-  CHECK(a(0));
-  CHECK(b(0));
-  CHECK(cudaStreamSynchronize(stream));
-  const bool ok = check();
-  std::printf(
-      "%-12s %-6s 2^%-2d graph %8.2f/%-8.2f %.3f  one %8.2f/%-8.2f %.3f  b2b %8.2f/%-8.2f %.3f  b2b %5.1f %% peak%s\n",
-      name,
-      type,
-      log2,
-      g[0],
-      g[1],
-      graph ? g[0] / g[1] : 0.0,
-      one[0],
-      one[1],
-      one[0] / one[1],
-      b2b[0],
-      b2b[1],
-      b2b[0] / b2b[1],
-      bytes / 1e3 / b2b[0] / 48.143, // the H200's datasheet 4814.3 GB/s
-      ok ? "" : "  CHECK FAILED");
-}
-
-template <typename T>
 void extremes(const char* type, int log2)
 {
-  Buffers<T> buf(log2);
+  PoolBuffers<T> buf(log2);
   const auto n = static_cast<std::int64_t>(buf.n);
   // fold's results in slots 0-1 of each call's four, cub's in 2-3
   auto check = [&](int halves)
@@ -194,24 +89,26 @@ void extremes(const char* type, int log2)
       const cudaError_t e = cub::DeviceReduce::Min(buf.temp, b, buf.in(i), v, n, buf.stream);
       return e != cudaSuccess ? e : cub::DeviceReduce::Max(buf.temp, b, buf.in(i), v + 1, n, buf.stream);
     };
-    compare(c == 0   ? "Min"
-            : c == 1 ? "Max"
-                     : "MinMax",
-            type,
-            log2,
-            static_cast<double>(buf.n * sizeof(T)),
-            buf.stream,
-            log2 < 26,
-            fold_call,
-            cub_call,
-            [&] { return check(c == 2 ? 2 : 1); });
+    compare(
+        c == 0   ? "Min"
+        : c == 1 ? "Max"
+                 : "MinMax",
+        type,
+        log2,
+        static_cast<double>(buf.n * sizeof(T)),
+        buf.stream,
+        log2 < 26,
+        fold_call,
+        cub_call,
+        [&] { return check(c == 2 ? 2 : 1); },
+        [&] { buf.poison(); });
   }
 }
 
 template <typename T>
 void waves(const char* type, int log2)
 {
-  Buffers<T> buf(log2);
+  PoolBuffers<T> buf(log2);
   const auto n = static_cast<std::int64_t>(buf.n);
   for (int c = 0; c < 3; ++c)
   {
@@ -267,7 +164,8 @@ void waves(const char* type, int log2)
               false,
               fold_call,
               cub_call,
-              check);
+              check,
+              [&] { buf.poison(); });
     }
   }
 }
@@ -277,7 +175,7 @@ void waves(const char* type, int log2)
 template <typename T>
 void blocks(const char* type, int log2)
 {
-  Buffers<T> buf(log2);
+  PoolBuffers<T> buf(log2);
   const auto n = static_cast<std::int64_t>(buf.n);
   for (int c = 0; c < 3; ++c)
   {
@@ -291,11 +189,11 @@ void blocks(const char* type, int log2)
         return c == 0   ? fold::DeviceReduce::MinMax(buf.temp, bytes, buf.in(i), v, v + 1, n, buf.stream, tuning)
                : c == 1 ? fold::DeviceReduce::ArgMax(buf.temp, bytes, buf.in(i), v, index, n, buf.stream, tuning)
                         : fold::DeviceReduce::ArgMinMax(
-                            buf.temp, bytes, buf.in(i), v, index, v + 1, index + 1, n, buf.stream, tuning);
+                              buf.temp, bytes, buf.in(i), v, index, v + 1, index + 1, n, buf.stream, tuning);
       };
       auto fold_call = [&](int i) -> cudaError_t
       {
-        return b == 4 ? run(fold::tuned<fold::DefaultTuning>, i)
+        return b == 4   ? run(fold::tuned<fold::DefaultTuning>, i)
                : b == 5 ? run(fold::tuned<Blocks<5>>, i)
                         : run(fold::tuned<Blocks<6>>, i);
       };
@@ -312,7 +210,7 @@ void blocks(const char* type, int log2)
                                      : cub::DeviceReduce::ArgMin(buf.temp, bytes, buf.in(i), v, index, n, buf.stream);
         return e != cudaSuccess ? e
                : c == 0         ? cub::DeviceReduce::Max(buf.temp, bytes, buf.in(i), v + 1, n, buf.stream)
-                                : cub::DeviceReduce::ArgMax(buf.temp, bytes, buf.in(i), v + 1, index + 1, n, buf.stream);
+                        : cub::DeviceReduce::ArgMax(buf.temp, bytes, buf.in(i), v + 1, index + 1, n, buf.stream);
       };
       auto check = [&]
       {
@@ -323,8 +221,20 @@ void blocks(const char* type, int log2)
         return same(v[0], v[2]) && (c == 1 || same(v[1], v[3])) && (c == 0 || index[0] == index[2]) &&
                (c != 2 || index[1] == index[3]);
       };
-      const std::string name = std::string(c == 0 ? "MinMax" : c == 1 ? "ArgMax" : "ArgMinMax") + "/b" + std::to_string(b);
-      compare(name.c_str(), type, log2, static_cast<double>(buf.n * sizeof(T)), buf.stream, false, fold_call, cub_call, check);
+      const std::string name = std::string(c == 0   ? "MinMax"
+                                           : c == 1 ? "ArgMax"
+                                                    : "ArgMinMax") +
+                               "/b" + std::to_string(b);
+      compare(name.c_str(),
+              type,
+              log2,
+              static_cast<double>(buf.n * sizeof(T)),
+              buf.stream,
+              false,
+              fold_call,
+              cub_call,
+              check,
+              [&] { buf.poison(); });
     }
   }
 }
@@ -333,7 +243,7 @@ template <typename T>
 void segmented(const char* type)
 {
   const int n = 1 << 26;
-  Buffers<T> buf(26);
+  PoolBuffers<T> buf(26);
   for (int length : {16, 128, 1024, 4096, 65536})
   {
     const int segments = n / length;
@@ -370,7 +280,12 @@ void segmented(const char* type)
     const std::string name = "SegMin/" + std::to_string(length);
     const double moved =
         static_cast<double>(n) * sizeof(T) + 4.0 * segments + static_cast<double>(segments) * sizeof(T);
-    compare(name.c_str(), type, 26, moved, buf.stream, false, fold_call, cub_call, check);
+    auto poison = [&]
+    {
+      CHECK(cudaMemsetAsync(fold_out, 0xff, segments * sizeof(T), buf.stream));
+      CHECK(cudaMemsetAsync(cub_out, 0xff, segments * sizeof(T), buf.stream));
+    };
+    compare(name.c_str(), type, 26, moved, buf.stream, false, fold_call, cub_call, check, poison);
     CHECK(cudaFree(fold_temp));
     CHECK(cudaFree(offsets));
     CHECK(cudaFree(fold_out));
