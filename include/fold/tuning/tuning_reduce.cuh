@@ -296,7 +296,11 @@ inline constexpr int ordered_runs_min_units = 8192;
 //! The size classes of the segmented reductions (and of the axis reductions' last-dimension case). With the tile
 //! shape they decide each segment's tree, so a segment's result depends only on its items; the values are the
 //! same on every architecture. They were set on an H200 from the segment-length sweep of `fold-bench`
-//! (docs/performance.md, "Segmented").
+//! (docs/performance.md, "Segmented"); the block class then went from 64 tiles to 16, so that no block takes more
+//! than 16 tiles of a call in one piece: with block segments of up to 64 tiles a block read up to 1 MB of floats
+//! alone, and skewed mixes (log-normal, power-law lengths) waited on those blocks at 43-50 % of peak. At 16 tiles
+//! they took 0.67-0.91 of the time, and segments of 65537-262144 items (now 2-4 units) 1.03-1.07
+//! (docs/performance.md, "Segmented: the block class at 16 tiles").
 struct SegmentedPolicy
 {
   int lane_items;         //!< small: up to 32 x this many items, groups of 1..32 lanes, each a run of at most this many
@@ -314,7 +318,7 @@ struct SegmentedPolicy
 
 FOLD_HOST_DEVICE constexpr SegmentedPolicy segmented_policy()
 {
-  return {4, 8, 64, 16, 256, 1024, 1 << 20, 4};
+  return {4, 8, 16, 16, 256, 1024, 1 << 20, 4};
 }
 
 //! The items of a small segment's lane run for items of `item_bytes` bytes: the policy's `lane_items`, twice that
