@@ -528,6 +528,41 @@ TEST_CASE("Segmented sums do not depend on how large segments are scheduled", "[
   }
 }
 
+TEST_CASE("Segmented sums over more large segments than the first lists held", "[device][segmented]")
+{
+  // Segments just past the block class are large ones of two units. 1030 of them (the lists held 1024 large segments
+  // before the block class shrank to 16 tiles) spread their units over the grid; capped below their count or their
+  // units, each is taken by one block from a range scan. Every float sum must keep its bits either way.
+  const SegmentClasses sizes = classes<float>();
+  const auto block           = static_cast<std::int64_t>(sizes.block_max);
+  REQUIRE(sizes.units(static_cast<std::uint64_t>(block) + 1) == 2);
+  std::vector<std::int64_t> lengths;
+  for (int i = 0; i < 1030; ++i)
+  {
+    lengths.push_back(block + 1 + (i % 5) * 997);
+    lengths.push_back(i % 4); // and a few small ones between them
+  }
+  const Segments segments         = back_to_back(lengths);
+  const auto values               = fold_test::random_values<float>(segments.items, 41, fold_test::Values::full_range);
+  const std::vector<float> spread = check_sums<float, std::int64_t>(values, segments);
+  for (const auto& [segments_cap, units_cap] : {std::pair{1000, 0}, std::pair{0, 2059}, std::pair{0, 3}})
+  {
+    std::vector<float> capped;
+    {
+      fold::detail::DispatchHooks hooks;
+      hooks.max_listed_segments = segments_cap;
+      hooks.max_split_units     = units_cap;
+      fold_test::ForceDispatch force(hooks);
+      capped = check_sums<float, std::int64_t>(values, segments, fold_test::forced);
+    }
+    INFO("at most " << segments_cap << " listed segments, " << units_cap << " listed units (0: the policy's)");
+    for (std::size_t i = 0; i < spread.size(); ++i)
+    {
+      CHECK(fold_test::same_bits(spread[i], capped[i]));
+    }
+  }
+}
+
 TEST_CASE("Batch invariance: a segment's sum has the same bits alone and in any batch", "[device][segmented]")
 {
   // A segment at each class edge, alone, then among tiny segments, after many empty ones, between large ones,

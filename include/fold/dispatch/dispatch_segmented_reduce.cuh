@@ -42,34 +42,39 @@ struct FixedOffsets
 struct SegmentedLayout
 {
   std::size_t align;
-  std::size_t unit_counts; //!< `large_cap` counters, cleared with the state
-  std::size_t clear_bytes; //!< the state and the counters
+  std::size_t unit_counts; //!< `large_cap` counters, each cleared as its segment is listed
+  std::size_t clear_bytes; //!< the state
   std::size_t ready;       //!< the call that cleared them (`GridClear`)
   std::size_t large_list;  //!< `large_cap` large segments
   std::size_t block_list;  //!< `block_cap` block segments
   std::size_t warp_list;   //!< `block_cap` warp segments
-  std::size_t partials;    //!< `large_cap * max_units` unit partials
+  std::size_t partials;    //!< `unit_cap` unit partials
   std::size_t scratch;     //!< `grid * max_units` partials, a block's own when it takes a large segment alone
   std::size_t bytes;       //!< all of it, with room to align the base
 
-  //! The layout for lists of `large_cap` and `block_cap` segments and a block kernel of `grid` blocks; a pure
-  //! function of the sizes, so that it can be tested without a GPU.
-  static constexpr SegmentedLayout
-  make(int large_cap, int block_cap, int grid, int max_units, std::size_t partial_bytes, std::size_t partial_align)
+  //! The layout for lists of `large_cap` and `block_cap` segments, `unit_cap` partials of listed units and a block
+  //! kernel of `grid` blocks; a pure function of the sizes, so that it can be tested without a GPU.
+  static constexpr SegmentedLayout make(int large_cap,
+                                        std::uint64_t unit_cap,
+                                        int block_cap,
+                                        int grid,
+                                        int max_units,
+                                        std::size_t partial_bytes,
+                                        std::size_t partial_align)
   {
     auto round                      = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
     const std::size_t unit_partials = static_cast<std::size_t>(max_units) * partial_bytes;
     SegmentedLayout l{};
     l.align       = partial_align > 16 ? partial_align : 16;
-    l.unit_counts = sizeof(SegmentedState);
-    l.clear_bytes = l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned);
-    l.ready       = round(l.clear_bytes, sizeof(unsigned long long));
-    l.large_list  = round(l.ready + sizeof(unsigned long long), alignof(LargeSegment));
-    l.block_list  = l.large_list + static_cast<std::size_t>(large_cap) * sizeof(LargeSegment);
-    l.warp_list   = l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t);
-    l.partials    = round(l.warp_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
-    l.scratch     = round(l.partials + static_cast<std::size_t>(large_cap) * unit_partials, l.align);
-    l.bytes       = l.align - 1 + l.scratch + static_cast<std::size_t>(grid) * unit_partials;
+    l.clear_bytes = sizeof(SegmentedState);
+    l.unit_counts = round(l.clear_bytes, sizeof(unsigned long long));
+    l.ready = round(l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned), sizeof(unsigned long long));
+    l.large_list = round(l.ready + sizeof(unsigned long long), alignof(LargeSegment));
+    l.block_list = l.large_list + static_cast<std::size_t>(large_cap) * sizeof(LargeSegment);
+    l.warp_list  = l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t);
+    l.partials   = round(l.warp_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t), l.align);
+    l.scratch    = round(l.partials + static_cast<std::size_t>(unit_cap) * partial_bytes, l.align);
+    l.bytes      = l.align - 1 + l.scratch + static_cast<std::size_t>(grid) * unit_partials;
     return l;
   }
 };
@@ -387,8 +392,14 @@ struct DispatchSegmentedReduce
     const int large_cap  = cap(forced > 0 ? forced : policy.max_split_segments);
     const int block_cap  = cap(forced > 0 ? forced : policy.max_listed_segments);
     const int block_grid = facts.sms * blocks_per_sm;
-    const SegmentedLayout layout =
-        SegmentedLayout::make(large_cap, block_cap, block_grid, policy.max_units, sizeof(AccumT), alignof(AccumT));
+    // Room for the partials of every listed segment's units, up to the policy's total.
+    const std::uint64_t all_units =
+        static_cast<std::uint64_t>(large_cap) * static_cast<std::uint64_t>(policy.max_units);
+    const auto most_units =
+        static_cast<std::uint64_t>(hooks.max_split_units > 0 ? hooks.max_split_units : policy.max_split_units);
+    const std::uint64_t unit_cap = all_units < most_units ? all_units : most_units;
+    const SegmentedLayout layout = SegmentedLayout::make(
+        large_cap, unit_cap, block_cap, block_grid, policy.max_units, sizeof(AccumT), alignof(AccumT));
 
     if (d_temp_storage == nullptr)
     {
@@ -445,6 +456,7 @@ struct DispatchSegmentedReduce
                                          transform,
                                          state,
                                          large_list,
+                                         reinterpret_cast<unsigned*>(base + layout.unit_counts),
                                          block_list,
                                          warp_list,
                                          large_cap,
@@ -471,6 +483,7 @@ struct DispatchSegmentedReduce
                   block_list,
                   warp_list,
                   large_cap,
+                  unit_cap,
                   block_cap,
                   reinterpret_cast<unsigned*>(base + layout.unit_counts),
                   reinterpret_cast<AccumT*>(base + layout.partials),

@@ -279,6 +279,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                           TransformOpT transform,
                                                           SegmentedState* state,
                                                           LargeSegment* large_list,
+                                                          unsigned* unit_counts,
                                                           std::int64_t* block_list,
                                                           std::int64_t* warp_list,
                                                           int large_cap,
@@ -536,7 +537,8 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       const unsigned long long position = before >> SegmentedState::count_shift;
       if (position < static_cast<unsigned long long>(large_cap))
       {
-        large_list[position] = {segment, before & SegmentedState::units_mask};
+        large_list[position]  = {segment, before & SegmentedState::units_mask};
+        unit_counts[position] = 0; // its units counted by the block kernel, which starts after this kernel ends
       }
     }
   };
@@ -1007,6 +1009,7 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
                                                                                   const std::int64_t* block_list,
                                                                                   const std::int64_t* warp_list,
                                                                                   int large_cap,
+                                                                                  std::uint64_t unit_cap,
                                                                                   int block_cap,
                                                                                   unsigned* unit_counts,
                                                                                   AccumT* partials,
@@ -1031,8 +1034,9 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   const unsigned long long large  = state->large;
   const std::uint64_t large_count = large >> SegmentedState::count_shift;
   const std::uint64_t block_count = state->blocks;
-  const bool listed =
-      large_count <= static_cast<std::uint64_t>(large_cap) && block_count <= static_cast<std::uint64_t>(block_cap);
+  const bool listed               = large_count <= static_cast<std::uint64_t>(large_cap) &&
+                      (large & SegmentedState::units_mask) <= unit_cap &&
+                      block_count <= static_cast<std::uint64_t>(block_cap);
 
   // Units `[0, units)` of the segment at `begin`, of `unit_items` items each (the last one shorter).
   auto reduce_unit = [&](std::int64_t begin, std::uint64_t length, std::uint64_t unit_items, std::uint64_t k)

@@ -147,6 +147,7 @@ struct DispatchHooks
   int max_grid_size       = 0;     //!< 0: no cap
   int waves               = 0;     //!< 0: the policy's
   int max_listed_segments = 0;     //!< segmented reductions: caps both lists (0: the policy's caps)
+  int max_split_units     = 0;     //!< segmented reductions: caps the listed units (0: the policy's cap)
   bool serial_launches    = false; //!< launch without programmatic dependent launch
 };
 
@@ -309,8 +310,9 @@ struct SegmentedPolicy
   int block_tiles;        //!< block: up to this many tiles, one block per segment
   int min_unit_tiles;     //!< large: units of K tiles, K the smallest power of two from this that gives at most
   int max_units;          //!< this many units per segment, one partial each
-  int max_split_segments; //!< while a call has at most this many large segments (and at most
-  int max_listed_segments; //!< this many block segments) every unit and block segment is dealt out one by one over
+  int max_split_segments; //!< while a call has at most this many large segments with at most
+  int max_split_units;    //!< this many units in all (their partials' room in the temporary storage), and at most
+  int max_listed_segments; //!< this many block segments, every unit and block segment is dealt out one by one over
                            //!< the whole grid; beyond, blocks take the recorded range 256 segments at a time, and a
                            //!< large segment all its units (the same tree)
   int min_blocks_per_sm;   //!< the block kernel's `__launch_bounds__` occupancy (it holds three agents)
@@ -318,7 +320,7 @@ struct SegmentedPolicy
 
 FOLD_HOST_DEVICE constexpr SegmentedPolicy segmented_policy()
 {
-  return {4, 8, 16, 16, 256, 1024, 1 << 20, 4};
+  return {4, 8, 16, 16, 256, 16384, 1 << 18, 1 << 20, 4};
 }
 
 //! The items of a small segment's lane run for items of `item_bytes` bytes: the policy's `lane_items`, twice that
