@@ -608,7 +608,8 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
   }
   SECTION("a block segment over many columns: 256 leaves in groups, then the groups combined")
   {
-    const AxesLaunch* l = expand(70000, 1000, count);
+    REQUIRE(classes.of(40000) == fold::detail::SegmentClass::block);
+    const AxesLaunch* l = expand(40000, 1000, count);
     REQUIRE(count == 2);
     CHECK(l[0].tree.rule.leaves == shape.block_threads);
     CHECK(l[0].tree.groups * (256 / l[0].tree.col_threads) == 256);
@@ -641,12 +642,13 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
     CHECK(!expand(256, 1 << 17, count)[0].tree.whole);
     // Runs always take whole columns; a block segment's 256 leaves never do.
     CHECK(expand(100, 1 << 20, count)[0].tree.whole);
-    CHECK(!expand(70000, 1 << 20, count)[0].tree.whole);
+    CHECK(!expand(40000, 1 << 20, count)[0].tree.whole);
   }
   SECTION("slots whose leaves alone leave the GPU short of blocks: narrower columns, the same tree")
   {
-    // [64, 56, 56, 256] over axes 0-2: 256 leaves over 256 columns, 64 blocks of vectors.
-    const AxesLaunch* l = expand(64 * 56 * 56, 256, count);
+    // [16, 56, 56, 256] over axes 0-2 (a block segment's rows): 256 leaves over 256 columns, 64 blocks of vectors.
+    REQUIRE(classes.of(16 * 56 * 56) == fold::detail::SegmentClass::block);
+    const AxesLaunch* l = expand(16 * 56 * 56, 256, count);
     REQUIRE(count == 2);
     CHECK(l[0].tree.rule.leaves == 256);
     CHECK(l[0].tree.thread_cols == fold::detail::narrow_tree_cols<const float*>());
