@@ -458,6 +458,42 @@ TEST_CASE("fixed-size segments: lane runs are loaded whole where each is 2 or la
   CHECK(fixed_vector_run(classes, thrust::counting_iterator<int>(0), 16) == 0);
 }
 
+TEST_CASE("segmented temporary storage: the state alone is cleared, and every part fits its caps apart",
+          "[dispatch][segmented]")
+{
+  using fold::detail::SegmentedLayout;
+  const auto policy = fold::detail::segmented_policy();
+  // The partials' room: every listed segment's units, up to the policy's total.
+  CHECK(SegmentedLayout::unit_room(3, policy.max_units, policy.max_split_units) == 3u * policy.max_units);
+  CHECK(SegmentedLayout::unit_room(policy.max_split_segments, policy.max_units, policy.max_split_units) ==
+        static_cast<std::uint64_t>(policy.max_split_units));
+  CHECK(SegmentedLayout::unit_room(1030, 256, 2059) == 2059u);
+  for (int large_cap : {1, 1030, policy.max_split_segments})
+  {
+    for (std::size_t bytes : {std::size_t{4}, std::size_t{16}})
+    {
+      INFO(large_cap << " large segments, partials of " << bytes << " bytes");
+      const std::uint64_t units = SegmentedLayout::unit_room(large_cap, policy.max_units, policy.max_split_units);
+      const int block_cap       = 5000;
+      const int grid            = 528;
+      const auto l = SegmentedLayout::make(large_cap, units, block_cap, grid, policy.max_units, bytes, bytes);
+      // The clear covers the state only; the unit counters (zeroed by the warp kernel as it lists a segment) follow.
+      CHECK(l.clear_bytes == sizeof(fold::detail::SegmentedState));
+      CHECK(l.unit_counts >= l.clear_bytes);
+      CHECK(l.ready >= l.unit_counts + static_cast<std::size_t>(large_cap) * sizeof(unsigned));
+      CHECK(l.ready % sizeof(unsigned long long) == 0);
+      CHECK(l.large_list >= l.ready + sizeof(unsigned long long));
+      CHECK(l.block_list >= l.large_list + static_cast<std::size_t>(large_cap) * sizeof(fold::detail::LargeSegment));
+      CHECK(l.warp_list >= l.block_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t));
+      CHECK(l.partials >= l.warp_list + static_cast<std::size_t>(block_cap) * sizeof(std::int64_t));
+      CHECK(l.partials % l.align == 0);
+      CHECK(l.scratch >= l.partials + static_cast<std::size_t>(units) * bytes);
+      CHECK(l.scratch % l.align == 0);
+      CHECK(l.bytes >= l.align - 1 + l.scratch + static_cast<std::size_t>(grid) * policy.max_units * bytes);
+    }
+  }
+}
+
 TEST_CASE("without a usable device a query returns the runtime's error", "[dispatch][errors]")
 {
   int devices = 0;
@@ -570,8 +606,12 @@ TEST_CASE("Columns of an inexact commutative axis reduction take the tree the se
                                                  fold::DefaultTuning>;
   using Int   = fold::detail::
       DispatchReduceAxes<const int*, int*, fold::Sum, fold::detail::InitialValue<int>, int, fold::DefaultTuning>;
-  using Int8 = fold::detail::
-      DispatchReduceAxes<const std::int8_t*, int*, fold::Sum, fold::detail::InitialValue<int>, int, fold::DefaultTuning>;
+  using Int8 = fold::detail::DispatchReduceAxes<const std::int8_t*,
+                                                int*,
+                                                fold::Sum,
+                                                fold::detail::InitialValue<int>,
+                                                int,
+                                                fold::DefaultTuning>;
   STATIC_REQUIRE(Float::emulates_rows);
   STATIC_REQUIRE(!Int::emulates_rows);
   // An exact operator over 4-byte items goes along the trees too (any tree gives its bits), over narrower ones not.

@@ -44,13 +44,21 @@ struct SegmentedLayout
   std::size_t align;
   std::size_t unit_counts; //!< `large_cap` counters, each cleared as its segment is listed
   std::size_t clear_bytes; //!< the state
-  std::size_t ready;       //!< the call that cleared them (`GridClear`)
+  std::size_t ready;       //!< the call that cleared it (`GridClear`)
   std::size_t large_list;  //!< `large_cap` large segments
   std::size_t block_list;  //!< `block_cap` block segments
   std::size_t warp_list;   //!< `block_cap` warp segments
   std::size_t partials;    //!< `unit_cap` unit partials
   std::size_t scratch;     //!< `grid * max_units` partials, a block's own when it takes a large segment alone
   std::size_t bytes;       //!< all of it, with room to align the base
+
+  //! The partials' room for the units of `large_cap` listed large segments of at most `max_units` units each: all
+  //! of them, up to `most_units` (the policy's `max_split_units`; beyond, the block kernel takes the range fallback).
+  static constexpr std::uint64_t unit_room(int large_cap, int max_units, int most_units)
+  {
+    const std::uint64_t all = static_cast<std::uint64_t>(large_cap) * static_cast<std::uint64_t>(max_units);
+    return all < static_cast<std::uint64_t>(most_units) ? all : static_cast<std::uint64_t>(most_units);
+  }
 
   //! The layout for lists of `large_cap` and `block_cap` segments, `unit_cap` partials of listed units and a block
   //! kernel of `grid` blocks; a pure function of the sizes, so that it can be tested without a GPU.
@@ -392,12 +400,8 @@ struct DispatchSegmentedReduce
     const int large_cap  = cap(forced > 0 ? forced : policy.max_split_segments);
     const int block_cap  = cap(forced > 0 ? forced : policy.max_listed_segments);
     const int block_grid = facts.sms * blocks_per_sm;
-    // Room for the partials of every listed segment's units, up to the policy's total.
-    const std::uint64_t all_units =
-        static_cast<std::uint64_t>(large_cap) * static_cast<std::uint64_t>(policy.max_units);
-    const auto most_units =
-        static_cast<std::uint64_t>(hooks.max_split_units > 0 ? hooks.max_split_units : policy.max_split_units);
-    const std::uint64_t unit_cap = all_units < most_units ? all_units : most_units;
+    const std::uint64_t unit_cap = SegmentedLayout::unit_room(
+        large_cap, policy.max_units, hooks.max_split_units > 0 ? hooks.max_split_units : policy.max_split_units);
     const SegmentedLayout layout = SegmentedLayout::make(
         large_cap, unit_cap, block_cap, block_grid, policy.max_units, sizeof(AccumT), alignof(AccumT));
 
