@@ -301,7 +301,11 @@ inline constexpr int ordered_runs_min_units = 8192;
 //! than 16 tiles of a call in one piece: with block segments of up to 64 tiles a block read up to 1 MB of floats
 //! alone, and skewed mixes (log-normal, power-law lengths) waited on those blocks at 43-50 % of peak. At 16 tiles
 //! they took 0.67-0.91 of the time, and segments of 65537-262144 items (now 2-4 units) 1.03-1.07
-//! (docs/performance.md, "Segmented: the block class at 16 tiles").
+//! (docs/performance.md, "Segmented: the block class at 16 tiles"). The large list holds 2^17 segments, as many as
+//! the partials' room (2^18) holds segments of two units or more, so that only calls past 2^18 units (some 2^34 items)
+//! or 2^20 block segments take the range fallback (at 16384, 16385 segments of 65537 floats, 4 GiB, took it: 256
+//! segments a block, 65 blocks busy). The calls that list no more than 16384 ran in the same times on an H200
+//! (docs/performance.md, "Segmented: where the block kernel's time goes").
 struct SegmentedPolicy
 {
   int lane_items;         //!< small: up to 32 x this many items, groups of 1..32 lanes, each a run of at most this many
@@ -320,7 +324,7 @@ struct SegmentedPolicy
 
 FOLD_HOST_DEVICE constexpr SegmentedPolicy segmented_policy()
 {
-  return {4, 8, 16, 16, 256, 16384, 1 << 18, 1 << 20, 4};
+  return {4, 8, 16, 16, 256, 1 << 17, 1 << 18, 1 << 20, 4};
 }
 
 //! The items of a small segment's lane run for items of `item_bytes` bytes: the policy's `lane_items`, twice that
