@@ -44,12 +44,14 @@ for s in sides:
     for f in sorted(glob.glob(f"{out}/{s}-*.json")):
         for b in json.load(open(f))["benchmarks"]:
             d[b["name"]][s].append((b.get("fold_us",0),b.get("fold_stream_us",0),b.get("fold_peak_frac",0),b.get("cub_us",0)))
-lines=["case".ljust(44)+"".join(f"{s:>9}" for s in sides)+"".join(f"{s+'/b':>9}" for s in sides[1:])+" | stream"+"".join(f"{s+'/b':>9}" for s in sides[1:])+" | %pk "+" ".join(sides)]
+lines=["case".ljust(44)+"".join(f"{s:>9}" for s in sides)+"".join(f"{s+'/b':>9}" for s in sides[1:])+" | stream"+"".join(f"{s+'/b':>9}" for s in sides[1:])+" | %pk "+" ".join(sides)+" | fold/cub "+" ".join(sides)+" | each round's ratio"]
 for n in d:
     m={s:st.mean(x[0] for x in d[n][s]) for s in sides if d[n][s]}
     ms={s:st.mean(x[1] for x in d[n][s]) for s in sides if d[n][s]}
     pk={s:100*st.mean(x[2] for x in d[n][s]) for s in sides if d[n][s]}
     if len(m)<len(sides): continue
-    lines.append(n[:44].ljust(44)+"".join(f"{m[s]:9.1f}" for s in sides)+"".join(f"{m[s]/m[sides[0]]:9.3f}" for s in sides[1:])+" |       "+"".join(f"{ms[s]/ms[sides[0]]:9.3f}" for s in sides[1:])+" | "+" ".join(f"{pk[s]:.1f}" for s in sides))
+    fc={s:st.mean(x[0]/x[3] for x in d[n][s] if x[3]) if any(x[3] for x in d[n][s]) else 0 for s in sides}
+    rr={s:[a[0]/b[0] for a,b in zip(d[n][s],d[n][sides[0]]) if b[0]] for s in sides[1:]}
+    lines.append(n[:44].ljust(44)+"".join(f"{m[s]:9.1f}" for s in sides)+"".join(f"{m[s]/m[sides[0]]:9.3f}" for s in sides[1:])+" |       "+"".join(f"{ms[s]/ms[sides[0]]:9.3f}" for s in sides[1:])+" | "+" ".join(f"{pk[s]:.1f}" for s in sides)+" | "+" ".join(f"{fc[s]:.3f}" for s in sides)+" | rounds "+" ".join(f"{min(rr[s]):.3f}-{max(rr[s]):.3f}" for s in sides[1:]))
 open(f"{out}/ab-table.txt","w").write("\n".join(lines)+"\n"); print("\n".join(lines))
 PY

@@ -14,6 +14,7 @@
 
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -560,6 +561,68 @@ TEST_CASE("Segmented sums over more large segments than the first lists held", "
     {
       CHECK(fold_test::same_bits(spread[i], capped[i]));
     }
+  }
+}
+
+//! The offsets `i * size` of fixed-size segments, computed (the block kernel copies them into shared memory one by
+//! one instead of by `cp.async`).
+struct FixedOffset
+{
+  std::int64_t size;
+  __host__ __device__ std::int64_t operator()(std::int64_t i) const { return i * size; }
+};
+
+TEST_CASE("Segmented reductions over more listed block segments than two a block of the grid", "[device][segmented]")
+{
+  // A block takes its first two listed block segments by index and the rest from a shared counter, each one's list
+  // entry and offsets copied ahead into shared memory (cp.async from pointers, a load and a store otherwise). 3000
+  // block segments (the grid holds at most 132 x 4 blocks on an H100 or H200) between small ones: sums against the
+  // host and cub with both offset widths, Min and ArgMax, and the same sums through computed offsets with the bits
+  // of the pointer offsets'.
+  const SegmentClasses sizes = classes<float>();
+  const auto warp            = static_cast<std::int64_t>(sizes.warp_max);
+  fold_test::Random random{77};
+  std::vector<std::int64_t> lengths;
+  for (int i = 0; i < 3000; ++i)
+  {
+    lengths.push_back(random.between(warp + 1, 2 * warp));
+    lengths.push_back(random.between(0, 40));
+  }
+  const Segments segments          = back_to_back(lengths);
+  const auto values                = fold_test::random_values<float>(segments.items, 78, fold_test::Values::full_range);
+  const std::vector<float> through = check_sums<float, int>(values, segments);
+  CHECK(check_sums<float, std::int64_t>(values, segments) == through);
+  check_sums<std::int32_t, int>(
+      fold_test::random_values<std::int32_t>(segments.items, 79, fold_test::Values::full_range), segments);
+  check_min_argmax(values, segments);
+
+  const std::int64_t size = warp + 9, count = 3001;
+  const auto fixed_values = fold_test::random_values<float>(count * size, 80, fold_test::Values::full_range);
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
+  for (std::int64_t i = 0; i <= count; ++i)
+  {
+    offsets[static_cast<std::size_t>(i)] = i * size;
+  }
+  fold_test::DeviceBuffer<float> d_in(fixed_values), d_pointers(count), d_computed(count);
+  fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+  d_pointers.poison();
+  d_computed.poison();
+  const auto computed = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), FixedOffset{size});
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes)
+      {
+        return fold::DeviceSegmentedReduce::Sum(
+            temp, bytes, d_in.get(), d_pointers.get(), count, d_offsets.get(), d_offsets.get() + 1);
+      });
+  fold_test::two_call(
+      [&](void* temp, std::size_t& bytes) {
+        return fold::DeviceSegmentedReduce::Sum(
+            temp, bytes, d_in.get(), d_computed.get(), count, computed, computed + 1);
+      });
+  const auto pointers = d_pointers.to_host(), by_computed = d_computed.to_host();
+  for (std::int64_t i = 0; i < count; ++i)
+  {
+    require_fixed_segment_sum(by_computed, pointers, fixed_values, i, size);
   }
 }
 

@@ -18,8 +18,9 @@
 //!   one) and, for large ones, `SegmentedFixedPartialsKernel`: the same trees again.
 //! - `SegmentedBlockKernel`, a grid as large as the device holds at once, then deals the listed warp segments out
 //!   over all its warps, spreads the units of the listed large segments over all its blocks (the block finishing
-//!   a segment's last unit reduces its partials), and takes the recorded range in groups of segments, giving each
-//!   block and large segment one block.
+//!   a segment's last unit reduces its partials), then gives each listed block segment a block (a block's first
+//!   three by index, the rest from a shared counter); or, where the lists overflowed, takes the recorded range in
+//!   groups of segments, giving each block and large segment one block.
 //!
 //! The classification happens on the device, so nothing is read back to the host: the host launches both
 //! kernels every call, and each finds its work in the state the first one leaves.
@@ -62,7 +63,9 @@ struct SegmentedState
   unsigned long long warps;            //!< warp segments found (the first of them listed, the rest reduced at once)
   unsigned long long first_complement; //!< `~first` of the block and large segments' range (0: none)
   unsigned long long end;              //!< one past its last
-  unsigned long long next;             //!< the block kernel's work counter
+  unsigned long long next;             //!< the block kernel's work counter over the range
+  unsigned tickets;                    //!< and over the block list, past each block's first three
+  unsigned unused;                     //!< (padding)
 };
 
 //! A large segment in the list: which it is, and the index of its first unit among all listed units.
@@ -985,6 +988,75 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) v
   }
 }
 
+//! The last of the `count` entries of `list` (sorted by first unit, the first at unit 0) whose first unit is at most
+//! `unit`: its index, and the entry in `found`. A 32-way search, every lane of the warp probing one entry a round, so
+//! that 512 entries take 2 dependent reads and 2^17 take 4 (a binary search took 9 and 17). Every lane of the warp
+//! calls it and gets the same answer.
+FOLD_DEVICE FOLD_FORCEINLINE int
+find_large_segment(const LargeSegment* list, int count, std::uint64_t unit, LargeSegment& found)
+{
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  int low = 0, span = count; // the answer is in [low, low + span), and list[low] is at most `unit`
+  while (true)
+  {
+    const int step  = (span + 31) / 32;
+    const int probe = low + lane * step;
+    LargeSegment entry{};
+    bool at_most = false;
+    if (probe < low + span)
+    {
+      entry   = list[probe];
+      at_most = entry.first_unit <= unit;
+    }
+    const int last = 31 - __clz(__ballot_sync(~0u, at_most)); // lane 0 probes `low`: never empty
+    if (step == 1)
+    {
+      found.segment    = __shfl_sync(~0u, entry.segment, last);
+      found.first_unit = __shfl_sync(~0u, entry.first_unit, last);
+      return low + last;
+    }
+    const int end = low + span;
+    low += last * step;
+    span = end - low < step ? end - low : step;
+  }
+}
+
+//! A listed block segment of `SegmentedBlockKernel` ahead of its turn: its index (-1: none) and raw offsets.
+template <typename BeginT, typename EndT>
+struct ListedJob
+{
+  std::int64_t segment;
+  BeginT begin;
+  EndT end;
+};
+
+//! `*to = from[i]`, into shared memory, by `cp.async` where `from` is a pointer to 4- or 8-byte values: nothing is
+//! held in registers until `wait_for_copies`. Other iterators are read and stored at once.
+template <typename T, typename IteratorT>
+FOLD_DEVICE FOLD_FORCEINLINE void copy_to_shared(T* to, IteratorT from, std::int64_t i)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_pointer_v<IteratorT> && std::is_same_v<std::remove_cv_t<value_t<IteratorT>>, T> &&
+                (sizeof(T) == 4 || sizeof(T) == 8))
+  {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(to))),
+                 "l"(__cvta_generic_to_global(from + i)),
+                 "n"(static_cast<int>(sizeof(T)))
+                 : "memory");
+    return;
+  }
+#endif
+  *to = static_cast<T>(from[i]);
+}
+
+//! Waits for this thread's `copy_to_shared` copies (other threads see them after a barrier).
+FOLD_DEVICE FOLD_FORCEINLINE void wait_for_copies()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename BeginOffsetIteratorT,
@@ -1134,22 +1206,10 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
     const std::uint64_t total_units = large & SegmentedState::units_mask;
     for (std::uint64_t unit = blockIdx.x; unit < total_units; unit += gridDim.x)
     {
-      int low = 0, high = static_cast<int>(large_count) - 1; // the last entry whose first unit is <= unit
-      while (low < high)
-      {
-        const int mid = (low + high + 1) / 2;
-        if (large_list[mid].first_unit <= unit)
-        {
-          low = mid;
-        }
-        else
-        {
-          high = mid - 1;
-        }
-      }
-      const LargeSegment entry = large_list[low];
-      std::int64_t begin       = 0;
-      std::uint64_t length     = 0;
+      LargeSegment entry;
+      const int low        = find_large_segment(large_list, static_cast<int>(large_count), unit, entry);
+      std::int64_t begin   = 0;
+      std::uint64_t length = 0;
       read_segment(begins, ends, entry.segment, begin, length);
       const std::uint64_t units = sizes.units(length);
       const AccumT aggregate    = reduce_unit(begin, length, sizes.unit_items(length), unit - entry.first_unit);
@@ -1170,25 +1230,71 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
       }
       __syncthreads();
     }
-    // The listed block segments, dealt out round-robin (a shared counter costs a round trip per segment).
-    // The list entry and the offsets of a block's next segment are read while it reduces the current one.
-    std::int64_t segment = 0, begin = 0;
-    std::uint64_t length = 0;
-    if (blockIdx.x < block_count)
+    // The listed block segments: each block's first three by index, the rest from a shared counter, so the blocks
+    // that stream faster or finished their units sooner take more. A job's list entry is asked two jobs ahead and
+    // its offsets one job ahead, both into shared memory by `copy_to_shared`, and its ticket a job before its entry,
+    // so what a block holds through the block agent is that ticket alone (the entry and offsets held in registers,
+    // as when the deal was by index alone, took 6 of the kernel's 64), and the blocks' first atomics are spread
+    // over their first jobs.
+    __shared__ ListedJob<value_t<BeginOffsetIteratorT>, value_t<EndOffsetIteratorT>> jobs[3];
+    constexpr unsigned by_index = 3;
+    const std::uint64_t grid    = gridDim.x;
+    unsigned ticket             = 0; // the ticket of job `n + 2` (jobs past `by_index` a block)
+    // Job `j`'s list entry into `job`, and its offsets once the entry is there: thread 0 only.
+    auto entry = [&](auto& job, std::uint64_t j)
     {
-      segment = block_list[blockIdx.x];
-      read_segment(begins, ends, segment, begin, length);
-    }
-    for (std::uint64_t item = blockIdx.x; item < block_count; item += gridDim.x)
-    {
-      const std::int64_t current = segment, current_begin = begin;
-      const std::uint64_t current_length = length;
-      if (item + gridDim.x < block_count)
+      if (j < block_count)
       {
-        segment = block_list[item + gridDim.x];
-        read_segment(begins, ends, segment, begin, length);
+        copy_to_shared(&job.segment, block_list, static_cast<std::int64_t>(j));
       }
-      reduce_alone(current, current_begin, current_length);
+      else
+      {
+        job.segment = -1;
+      }
+    };
+    auto offsets = [&](auto& job)
+    {
+      if (job.segment >= 0)
+      {
+        copy_to_shared(&job.begin, begins, job.segment);
+        copy_to_shared(&job.end, ends, job.segment);
+      }
+    };
+    if (tid == 0)
+    {
+      entry(jobs[0], blockIdx.x);
+      entry(jobs[1], blockIdx.x + grid);
+      wait_for_copies();
+      offsets(jobs[0]);
+      wait_for_copies();
+    }
+    __syncthreads();
+    for (unsigned n = 0, k = 0;; ++n, k = k == 2 ? 0 : k + 1) // job `n` of this block, in `jobs[k]`
+    {
+      const std::int64_t segment = jobs[k].segment;
+      if (segment < 0)
+      {
+        break;
+      }
+      const std::int64_t begin = static_cast<std::int64_t>(jobs[k].begin);
+      const std::int64_t end   = static_cast<std::int64_t>(jobs[k].end);
+      if (tid == 0) // job n + 1's offsets, job n + 2's entry, and the ticket of job n + 3
+      {
+        const unsigned next   = k == 2 ? 0 : k + 1;
+        const std::uint64_t j = n + 2 < by_index ? blockIdx.x + (n + 2) * grid : by_index * grid + ticket;
+        offsets(jobs[next]);
+        entry(jobs[next == 2 ? 0 : next + 1], j);
+        if (n + 3 >= by_index && j < block_count)
+        {
+          ticket = atomicAdd(&state->tickets, 1u);
+        }
+      }
+      reduce_alone(segment, begin, end > begin ? static_cast<std::uint64_t>(end - begin) : 0);
+      if (tid == 0)
+      {
+        wait_for_copies();
+      }
+      __syncthreads();
     }
     return;
   }
