@@ -71,6 +71,18 @@ struct Segments
   std::int64_t items = 0;
 };
 
+//! The offsets `0, size, ..., count * size` of `count` back-to-back segments of `size` items (begins and ends one
+//! apart).
+std::vector<std::int64_t> fixed_offsets(std::int64_t count, std::int64_t size)
+{
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
+  for (std::int64_t i = 0; i <= count; ++i)
+  {
+    offsets[static_cast<std::size_t>(i)] = i * size;
+  }
+  return offsets;
+}
+
 //! Back-to-back segments of `lengths`.
 Segments back_to_back(const std::vector<std::int64_t>& lengths)
 {
@@ -598,11 +610,7 @@ TEST_CASE("Segmented reductions over more listed block segments than two a block
 
   const std::int64_t size = warp + 9, count = 3001;
   const auto fixed_values = fold_test::random_values<float>(count * size, 80, fold_test::Values::full_range);
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
-  for (std::int64_t i = 0; i <= count; ++i)
-  {
-    offsets[static_cast<std::size_t>(i)] = i * size;
-  }
+  const std::vector<std::int64_t> offsets = fixed_offsets(count, size);
   fold_test::DeviceBuffer<float> d_in(fixed_values), d_pointers(count), d_computed(count);
   fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
   d_pointers.poison();
@@ -814,11 +822,7 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
     const std::int64_t count = std::max<std::int64_t>(7, std::min<std::int64_t>(20000, (1 << 21) / size)) + size % 5;
     const auto values        = fold_test::random_values<float>(
         static_cast<std::size_t>(count * size), static_cast<std::uint64_t>(size) + 5, fold_test::Values::full_range);
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
-    for (std::int64_t i = 0; i <= count; ++i)
-    {
-      offsets[static_cast<std::size_t>(i)] = i * size;
-    }
+    const std::vector<std::int64_t> offsets = fixed_offsets(count, size);
     fold_test::DeviceBuffer<float> d_in(values), d_fixed(count), d_offsets_out(count);
     fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
     d_fixed.poison();
@@ -908,11 +912,7 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
     const auto values        = fold_test::random_values<__half>(static_cast<std::size_t>(count * size + 1),
                                                          static_cast<std::uint64_t>(size) + 900,
                                                          fold_test::Values::full_range);
-    std::vector<std::int64_t> offsets(static_cast<std::size_t>(count) + 1);
-    for (std::int64_t i = 0; i <= count; ++i)
-    {
-      offsets[static_cast<std::size_t>(i)] = i * size;
-    }
+    const std::vector<std::int64_t> offsets = fixed_offsets(count, size);
     // The transposed array: row r holds item r of every segment.
     std::vector<__half> transposed(static_cast<std::size_t>(count * size));
     for (std::int64_t i = 0; i < count; ++i)

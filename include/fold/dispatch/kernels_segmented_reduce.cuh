@@ -65,7 +65,6 @@ struct SegmentedState
   unsigned long long end;              //!< one past its last
   unsigned long long next;             //!< the block kernel's work counter over the range
   unsigned tickets;                    //!< and over the block list, past each block's first three
-  unsigned unused;                     //!< (padding)
 };
 
 //! A large segment in the list: which it is, and the index of its first unit among all listed units.
@@ -1029,33 +1028,6 @@ struct ListedJob
   BeginT begin;
   EndT end;
 };
-
-//! `*to = from[i]`, into shared memory, by `cp.async` where `from` is a pointer to 4- or 8-byte values: nothing is
-//! held in registers until `wait_for_copies`. Other iterators are read and stored at once.
-template <typename T, typename IteratorT>
-FOLD_DEVICE FOLD_FORCEINLINE void copy_to_shared(T* to, IteratorT from, std::int64_t i)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (std::is_pointer_v<IteratorT> && std::is_same_v<std::remove_cv_t<value_t<IteratorT>>, T> &&
-                (sizeof(T) == 4 || sizeof(T) == 8))
-  {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(to))),
-                 "l"(__cvta_generic_to_global(from + i)),
-                 "n"(static_cast<int>(sizeof(T)))
-                 : "memory");
-    return;
-  }
-#endif
-  *to = static_cast<T>(from[i]);
-}
-
-//! Waits for this thread's `copy_to_shared` copies (other threads see them after a barrier).
-FOLD_DEVICE FOLD_FORCEINLINE void wait_for_copies()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
 
 template <typename InputIteratorT,
           typename OutputIteratorT,

@@ -79,6 +79,33 @@ FOLD_DEVICE FOLD_FORCEINLINE ItemSlot<value_t<InputIteratorT>, N> load_slot(Inpu
   }
 }
 
+//! `*to = from[i]`, into shared memory, by `cp.async` where `from` is a pointer to 4- or 8-byte values: nothing is
+//! held in registers until `wait_for_copies`. Other iterators are read and stored at once.
+template <typename T, typename IteratorT>
+FOLD_DEVICE FOLD_FORCEINLINE void copy_to_shared(T* to, IteratorT from, std::int64_t i)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_pointer_v<IteratorT> && std::is_same_v<std::remove_cv_t<value_t<IteratorT>>, T> &&
+                (sizeof(T) == 4 || sizeof(T) == 8))
+  {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(to))),
+                 "l"(__cvta_generic_to_global(from + i)),
+                 "n"(static_cast<int>(sizeof(T)))
+                 : "memory");
+    return;
+  }
+#endif
+  *to = static_cast<T>(from[i]);
+}
+
+//! Waits for this thread's `copy_to_shared` copies (other threads see them after a barrier).
+FOLD_DEVICE FOLD_FORCEINLINE void wait_for_copies()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 //! Asks L2 to fetch items `[begin, begin + count)` of `in` ahead of their loads: one `prefetch.global.L2` per
 //! 128-byte line, at most `MaxLines` lines from the first item (each thread its own addresses, no register or
 //! scoreboard held; the bulk form, `cp.async.bulk.prefetch`, takes warp-uniform operands, so a warp of different
