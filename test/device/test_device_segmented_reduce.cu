@@ -4,7 +4,7 @@
 // fixed-size overloads, against a host reference and against cub::DeviceSegmentedReduce; every length distribution
 // of fold-segmented-bench (issue 19) for Sum of float and int32 and Min and ArgMax of float, back to back and
 // scrambled (unsorted, overlapping); results that do not depend on how a segment was scheduled or on the other
-// segments of its batch; a call captured into a graph and replayed; the argument checks.
+// segments of its batch; each result stored once; a call captured into a graph and replayed; the argument checks.
 #include <fold/device/device_reduce_axes.cuh>
 #include <fold/device/device_segmented_reduce.cuh>
 
@@ -14,6 +14,7 @@
 
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
@@ -631,6 +632,79 @@ TEST_CASE("Segmented reductions over more listed block segments than two a block
   for (std::int64_t i = 0; i < count; ++i)
   {
     require_fixed_segment_sum(by_computed, pointers, fixed_values, i, size);
+  }
+}
+
+//! Stores each segment's result and counts the stores to it (a `thrust::tabulate_output_iterator`'s operation).
+struct CountStores
+{
+  std::int32_t* values;
+  unsigned* stores;
+  __device__ void operator()(std::ptrdiff_t i, std::int32_t value) const
+  {
+    values[i] = value;
+    atomicAdd(stores + i, 1u);
+  }
+};
+
+TEST_CASE("Segmented reductions store each segment's result once, whichever kernel takes it", "[device][segmented]")
+{
+  // Each segment is reduced by one kernel: the warp kernel (small and short warp segments, and the long warp segments
+  // past its list), or the block kernel (the listed warp, block and large segments; or, where the lists are capped
+  // below their counts, the block and large segments of the recorded range). A segment taken twice would store twice
+  // (an output iterator may count), one taken never would keep its poison. Block and large segments first, then
+  // every class: each result stored once and equal to the host's, with the lists at the policy's caps and capped at 1
+  // and 5 segments.
+  const SegmentClasses sizes        = classes<std::int32_t>();
+  const auto block                  = static_cast<std::int64_t>(sizes.block_max);
+  const auto warp                   = static_cast<std::int64_t>(sizes.warp_max);
+  std::vector<std::int64_t> lengths = {block, warp + 1, 3 * block + 7, block - 1, 0, warp + 2, 5, warp + 3};
+  for (std::int64_t length : lengths_of_every_class(sizes, 91))
+  {
+    lengths.push_back(length);
+  }
+  const Segments segments = back_to_back(lengths);
+  const auto n            = static_cast<std::int64_t>(lengths.size());
+  const auto values       = fold_test::random_values<std::int32_t>(segments.items, 92, fold_test::Values::full_range);
+  fold_test::DeviceBuffer<std::int32_t> d_in(values), d_out(n);
+  fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
+  fold_test::DeviceBuffer<unsigned> d_stores(std::vector<unsigned>(static_cast<std::size_t>(n), 0u));
+  for (int cap : {0, 1, 5})
+  {
+    INFO("lists capped at " << cap << " segments (0: the policy's caps)");
+    d_out.poison();
+    REQUIRE(cudaMemset(d_stores.get(), 0, static_cast<std::size_t>(n) * sizeof(unsigned)) == cudaSuccess);
+    const auto out = thrust::make_tabulate_output_iterator(CountStores{d_out.get(), d_stores.get()});
+    fold::detail::DispatchHooks hooks;
+    hooks.max_listed_segments = cap;
+    {
+      fold_test::ForceDispatch force(hooks);
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          {
+            return fold::DeviceSegmentedReduce::Sum(
+                temp, bytes, d_in.get(), out, n, d_begins.get(), d_ends.get(), 0, fold_test::forced);
+          });
+    }
+    const auto got    = d_out.to_host();
+    const auto stores = d_stores.to_host();
+    Failures failures;
+    for (std::int64_t i = 0; i < n; ++i)
+    {
+      std::uint32_t expected = 0; // the device's sum wraps around
+      for (std::int64_t j = segments.begins[i]; j < segments.ends[i]; ++j)
+      {
+        expected += static_cast<std::uint32_t>(values[j]);
+      }
+      failures.check(stores[i] == 1 && got[i] == static_cast<std::int32_t>(expected),
+                     i,
+                     [&](std::ostream& o)
+                     {
+                       o << "length " << lengths[i] << ": stored " << stores[i] << " times, fold " << got[i]
+                         << ", host " << static_cast<std::int32_t>(expected);
+                     });
+    }
+    failures.report();
   }
 }
 
