@@ -97,6 +97,18 @@ Segments back_to_back(const std::vector<std::int64_t>& lengths)
   return s;
 }
 
+//! The sum of `values[begin, end)` as the device's integer sum gives it: modulo 2^bits of `T`.
+template <typename T>
+T wrapped_sum(const std::vector<T>& values, std::int64_t begin, std::int64_t end)
+{
+  std::uint64_t sum = 0;
+  for (std::int64_t j = begin; j < end; ++j)
+  {
+    sum += static_cast<std::uint64_t>(values[static_cast<std::size_t>(j)]);
+  }
+  return static_cast<T>(sum);
+}
+
 template <typename T>
 double host_sum(const std::vector<T>& values, std::int64_t begin, std::int64_t end, double& magnitude)
 {
@@ -179,17 +191,13 @@ std::vector<T> check_sums(const std::vector<T>& values, const Segments& segments
     const auto length = std::max<std::int64_t>(segments.ends[i] - segments.begins[i], 0);
     if constexpr (std::is_integral_v<T>)
     {
-      std::uint64_t wrapped = 0; // the device's sum wraps around
-      for (std::int64_t j = segments.begins[i]; j < segments.ends[i]; ++j)
-      {
-        wrapped += static_cast<std::uint64_t>(values[j]);
-      }
-      failures.check(out[i] == static_cast<T>(wrapped) && out[i] == theirs[i],
+      const T wrapped = wrapped_sum(values, segments.begins[i], segments.ends[i]);
+      failures.check(out[i] == wrapped && out[i] == theirs[i],
                      i,
                      [&](std::ostream& o)
                      {
                        o << "[" << segments.begins[i] << ", " << segments.ends[i] << "): fold " << out[i] << ", cub "
-                         << theirs[i] << ", host " << static_cast<T>(wrapped);
+                         << theirs[i] << ", host " << wrapped;
                      });
     }
     else
@@ -668,7 +676,7 @@ TEST_CASE("Segmented reductions store each segment's result once, whichever kern
   const auto values       = fold_test::random_values<std::int32_t>(segments.items, 92, fold_test::Values::full_range);
   fold_test::DeviceBuffer<std::int32_t> d_in(values), d_out(n);
   fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
-  fold_test::DeviceBuffer<unsigned> d_stores(std::vector<unsigned>(static_cast<std::size_t>(n), 0u));
+  fold_test::DeviceBuffer<unsigned> d_stores(static_cast<std::size_t>(n)); // cleared before each call
   for (int cap : {0, 1, 5})
   {
     INFO("lists capped at " << cap << " segments (0: the policy's caps)");
@@ -691,17 +699,12 @@ TEST_CASE("Segmented reductions store each segment's result once, whichever kern
     Failures failures;
     for (std::int64_t i = 0; i < n; ++i)
     {
-      std::uint32_t expected = 0; // the device's sum wraps around
-      for (std::int64_t j = segments.begins[i]; j < segments.ends[i]; ++j)
-      {
-        expected += static_cast<std::uint32_t>(values[j]);
-      }
-      failures.check(stores[i] == 1 && got[i] == static_cast<std::int32_t>(expected),
+      const std::int32_t expected = wrapped_sum(values, segments.begins[i], segments.ends[i]);
+      failures.check(stores[i] == 1 && got[i] == expected,
                      i,
-                     [&](std::ostream& o)
-                     {
+                     [&](std::ostream& o) {
                        o << "length " << lengths[i] << ": stored " << stores[i] << " times, fold " << got[i]
-                         << ", host " << static_cast<std::int32_t>(expected);
+                         << ", host " << expected;
                      });
     }
     failures.report();
@@ -847,13 +850,8 @@ TEST_CASE("Segmented sums of fixed-size segments at every class edge", "[device]
     const auto out = d_out.to_host();
     for (std::int64_t i = 0; i < count; ++i)
     {
-      std::uint32_t expected = 0; // wraps as the device's int sum does
-      for (std::int64_t j = 0; j < size; ++j)
-      {
-        expected += static_cast<std::uint32_t>(values[i * size + j]);
-      }
       INFO("size " << size << ", segment " << i);
-      CHECK(out[i] == static_cast<std::int32_t>(expected));
+      CHECK(out[i] == wrapped_sum(values, i * size, i * size + size));
     }
   }
 }
@@ -1425,10 +1423,7 @@ TEST_CASE("A segmented call through offsets captures as three kernels and replay
   std::vector<std::uint32_t> expected(segments.begins.size());
   for (std::size_t i = 0; i < expected.size(); ++i)
   {
-    for (std::int64_t k = segments.begins[i]; k < segments.ends[i]; ++k)
-    {
-      expected[i] += values[static_cast<std::size_t>(k)]; // mod 2^32, as the device's sum wraps
-    }
+    expected[i] = wrapped_sum(values, segments.begins[i], segments.ends[i]);
   }
   fold_test::DeviceBuffer<std::uint32_t> d_in(values), d_out(expected.size());
   fold_test::DeviceBuffer<std::int64_t> d_begins(segments.begins), d_ends(segments.ends);
@@ -1527,11 +1522,7 @@ TEST_CASE("Segmented calls through offsets reuse one temporary storage back to b
       Failures failures;
       for (std::size_t i = 0; i < out.size(); ++i)
       {
-        std::uint32_t expected = 0;
-        for (std::int64_t k = calls[c].begins[i]; k < calls[c].ends[i]; ++k)
-        {
-          expected += values[static_cast<std::size_t>(k)]; // mod 2^32, as the device's sum wraps
-        }
+        const std::uint32_t expected = wrapped_sum(values, calls[c].begins[i], calls[c].ends[i]);
         failures.check(out[i] == expected,
                        static_cast<std::int64_t>(i),
                        [&](std::ostream& text)
