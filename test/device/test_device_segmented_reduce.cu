@@ -515,6 +515,7 @@ TEST_CASE("Segmented sums: overlapping, out-of-order and inverted segments", "[d
     segments.ends.push_back(end); // an end before its begin is an empty segment
   }
   check_sums<double, std::int64_t>(values, segments);
+  check_sums<double, int>(values, segments); // 32-bit offsets: the warp kernel's one-word begins and lengths
 }
 
 TEST_CASE("Segmented sums do not depend on how large segments are scheduled", "[device][segmented]")
@@ -746,8 +747,8 @@ TEST_CASE("Segmented Sum, Min and ArgMax over every length distribution, against
           "[device][segmented][distributions]")
 {
   // The distributions of fold-segmented-bench at 2^20 items each: sums of float and int32 with 32- and 64-bit
-  // offsets, Min and ArgMax of float with 32-bit offsets over spread values and over 16 distinct ones (ties: the
-  // first index wins, in fold and in cub).
+  // offsets (float with unsigned 32-bit ones too), Min and ArgMax of float with 32-bit offsets over spread values and
+  // over 16 distinct ones (ties: the first index wins, in fold and in cub).
   constexpr std::int64_t items = std::int64_t{1} << 20;
   std::uint64_t seed           = 1000;
   for (const Distribution& d : every_distribution(items))
@@ -758,6 +759,7 @@ TEST_CASE("Segmented Sum, Min and ArgMax over every length distribution, against
     const auto ints = fold_test::random_values<std::int32_t>(segments.items, ++seed, fold_test::Values::full_range);
     check_sums<float, int>(floats, segments);
     check_sums<float, std::int64_t>(floats, segments);
+    check_sums<float, std::uint32_t>(floats, segments); // unsigned 32-bit offsets: one-word begins, as unsigned
     check_sums<std::int32_t, int>(ints, segments);
     check_sums<std::int32_t, std::int64_t>(ints, segments);
     check_min_argmax(floats, segments);

@@ -100,14 +100,34 @@ struct SegmentClasses
   }
 };
 
-//! A segment's first item and length, read from the offsets (an end at or before the begin is empty).
+//! The words a segment's first item and length take: 32 bits where both offsets' types are integers of at most 32
+//! bits (a length, an end minus a begin, then fits in 32 unsigned bits), so the small segments' loops compare, shift
+//! and shuffle one word where they did two; otherwise 64 bits. `SegmentedWarpKernel`'s step over one-lane segments is
+//! bound by its instructions (about 225 a warp for 64 one-item segments): one-word offsets took one-item segments to
+//! 0.94-0.96 of the time on an H200, most other small lengths and mixes to 0.94-0.99 (docs/performance.md, "Small
+//! segments through offsets: fewer instructions a step").
 template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
-FOLD_DEVICE FOLD_FORCEINLINE void read_segment(
-    BeginOffsetIteratorT begins, EndOffsetIteratorT ends, std::int64_t i, std::int64_t& begin, std::uint64_t& length)
+struct SegmentWords
 {
-  begin                  = static_cast<std::int64_t>(begins[i]);
+  using Begin = value_t<BeginOffsetIteratorT>;
+  using End   = value_t<EndOffsetIteratorT>;
+  static constexpr bool narrow =
+      std::is_integral_v<Begin> && std::is_integral_v<End> && sizeof(Begin) <= 4 && sizeof(End) <= 4;
+  using begin_type = std::
+      conditional_t<narrow, std::conditional_t<std::is_signed_v<Begin>, std::int32_t, std::uint32_t>, std::int64_t>;
+  using length_type = std::conditional_t<narrow, std::uint32_t, std::uint64_t>;
+};
+
+//! A segment's first item and length, read from the offsets (an end at or before the begin is empty), as `BeginT`
+//! and `LengthT`: 64 bits, or the words `SegmentWords` gives the offsets.
+template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT, typename BeginT, typename LengthT>
+FOLD_DEVICE FOLD_FORCEINLINE void
+read_segment(BeginOffsetIteratorT begins, EndOffsetIteratorT ends, std::int64_t i, BeginT& begin, LengthT& length)
+{
+  const auto first       = static_cast<std::int64_t>(begins[i]);
   const std::int64_t end = static_cast<std::int64_t>(ends[i]);
-  length                 = end > begin ? static_cast<std::uint64_t>(end - begin) : 0;
+  begin                  = static_cast<BeginT>(first);
+  length                 = end > first ? static_cast<LengthT>(end - first) : LengthT{0};
 }
 
 //! The reductions of a block or large segment: each unit with a block agent `BlockAgentT` over the items (an
