@@ -337,7 +337,8 @@ offsets apart). For these two the items count as the 32-byte sectors each segmen
 
 def segmented_rows(data):
     """The cases of fold-segmented-bench's JSON, each with its name's parts: `segmented/<op>/<type>/<distribution>
-    [/<variant>]` or `axes/<shape>/<axes>` (older runs' `segmented/<length>` are read as Sum over float)."""
+    [/<variant>]`, `axes/<shape>/<axes>` or `whole/<op>/<type>` (older runs' `segmented/<length>` are read as Sum
+    over float)."""
     rows, errors = [], []
     for b in data["benchmarks"]:
         name = b["name"].split("/iterations")[0]
@@ -348,7 +349,9 @@ def segmented_rows(data):
             continue
         parts = name.split("/")
         r = dict(b, name=name, kind=parts[0], op="", type="", dist="", variant="")
-        if parts[0] == "segmented" and len(parts) >= 4:
+        if parts[0] == "whole":  # whole/Sum/<type>: the case's bytes as one array, DeviceReduce (the reference)
+            r.update(op=parts[1], type=parts[2])
+        elif parts[0] == "segmented" and len(parts) >= 4:
             r.update(op=parts[1], type=parts[2], dist=parts[3], variant=parts[4] if len(parts) > 4 else "")
         elif parts[0] == "segmented":  # an older run: segmented/<length> or segmented/powerlaw, Sum over float
             r.update(op="Sum", type="float", dist=("fixed-" + parts[1]) if parts[1].isdigit() else parts[1])
@@ -399,6 +402,11 @@ def segmented_summary(rows, torch, w):
                 title.split(" (")[0], 100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], round(100 * target), len(low),
                 len(bound), (" (" + ", ".join("%s %.1f%%" % (label(r), 100 * r["fold_peak_frac"]) for r in
                                            sorted(low, key=lambda r: r["fold_peak_frac"])) + ")") if low else ""))
+    whole = [r for r in rows if r["kind"] == "whole"]
+    if whole:
+        w("\nThe same bytes as one array, one call (`DeviceReduce::Sum`, the most a segmentation of them reads at): "
+          + ", ".join("%s fold %.1f%%, cub %.1f%%" % (r["type"], 100 * r["fold_peak_frac"], 100 * r["cub_peak_frac"])
+                      for r in whole) + "\n")
     with_cub = [r for r in rows if r["cub_us"] > 0]
     spread = sorted(abs(r["cub_spread"] - 1) for r in with_cub if r.get("cub_spread"))
     tie = max(0.03, spread[int(0.95 * (len(spread) - 1))]) if spread else 0.03
@@ -500,6 +508,9 @@ def segmented(src):
         if rest:
             out.write("## Other segmented cases\n\n")
             table(out, rest)
+        if whole := [r for r in rows if r["kind"] == "whole"]:
+            out.write("## The same bytes as one array (fold::DeviceReduce::Sum beside cub::DeviceReduce::Sum)\n\n")
+            table(out, whole)
         axes = [r for r in rows if r["kind"] == "axes"]
         if axes:
             out.write("## Axis reductions, Sum over float, or over the type the name ends in; Max where it ends in /max "
@@ -527,6 +538,9 @@ def segmented(src):
                if torch.get(r["name"], {}).get(key)]
         if pts:
             left.plot(*zip(*pts), style, ms=4, label=label)
+    for r in rows:
+        if r["kind"] == "whole" and r["type"] == "float":
+            left.axhline(100 * r["fold_peak_frac"], color="C2", lw=0.8, ls="-.", label="fold, the whole array")
     left.axhline(80, color="gray", lw=0.8, ls="--", label="80% (issue 19)")
     left.set_xscale("log", base=2)
     left.set_ylim(0, 100)
@@ -535,7 +549,8 @@ def segmented(src):
     left.set_title("Sum over float, fixed lengths")
     left.grid(alpha=0.3)
     left.legend(fontsize=8)
-    dists = [r for r in rows if r["op"] == "Sum" and r["type"] == "float" and not r["dist"].startswith("fixed-")
+    dists = [r for r in rows if r["kind"] == "segmented" and r["op"] == "Sum" and r["type"] == "float"
+             and not r["dist"].startswith("fixed-")
              and r["variant"] == ""]
     ys = range(len(dists))
     h = 0.27

@@ -8,6 +8,8 @@
 //   that each begin halfway through the one before;
 // - Sum over int32 and half, Min and ArgMax over float, for a representative subset of those;
 // - 64-bit offsets (`/off64`) for a few cases;
+// - the reference: each case's bytes of float, int32 and half as one array, through fold::DeviceReduce::Sum beside
+//   cub::DeviceReduce::Sum (`whole/Sum/<type>`), what the segmented cases read at most in one call;
 // and fold::DeviceReduceAxes over the shapes of issues 6 and 19 (Sum over float; over half and int32 for five of
 // them, `axes/<shape>/<axes>/<type>`; Max over float for seven and over half for two, `.../[half/]max`), against
 // cub's segmented sum or max where it applies (the last axis). fold and cub in
@@ -21,12 +23,14 @@
 // With FOLD_LENGTHS_DIR set, the lengths of every random distribution are also written there, one file
 // `<distribution>-<items>.i32` (raw little-endian int32 lengths, in segment order) per distribution and item
 // count, for benchmarks/torch_segmented.py to time torch on the very same segments.
+#include <fold/device/device_reduce.cuh>
 #include <fold/device/device_reduce_axes.cuh>
 #include <fold/device/device_segmented_reduce.cuh>
 
 #include "bench_common.cuh"
 
 #include <benchmark/benchmark.h>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -40,6 +44,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -291,6 +296,25 @@ void record_stream(benchmark::State& state, double fold_s, double cub_s)
   state.counters["cub_stream_us"]  = cub_s * 1e6;
 }
 
+//! One call of fold and of cub timed (`median_seconds`), cub before and after fold: the second timing over the
+//! first is cub's own run-to-run spread (`cub_spread`), the noise floor of the fold/cub ratio; then both in stream
+//! mode. Returns fold's and cub's seconds.
+template <typename FoldCallT, typename CubCallT>
+std::pair<double, double> time_beside_cub(benchmark::State& state, FoldCallT&& run_fold, CubCallT&& run_cub)
+{
+  double fold_s = 0, cub_s = 0, cub_again_s = 0;
+  for (auto _ : state)
+  {
+    cub_s       = median_seconds(run_cub);
+    fold_s      = median_seconds(run_fold);
+    cub_again_s = median_seconds(run_cub);
+    state.SetIterationTime(fold_s);
+  }
+  state.counters["cub_spread"] = cub_again_s / cub_s;
+  record_stream(state, stream_seconds(run_fold), stream_seconds(run_cub));
+  return {fold_s, cub_s};
+}
+
 //! The counters every case reports (report.py reads them): times, the fold/cub ratio, bytes that must move, and
 //! bandwidth and % of the datasheet peak for each (cub's bytes differ from fold's through the fixed-size overload,
 //! which reads no offsets).
@@ -514,18 +538,7 @@ void segmented_case(benchmark::State& state, const Distribution& d, const std::s
     }
   }
 
-  // cub is timed twice: the second timing over the first is cub's own run-to-run spread, the noise floor of the
-  // fold/cub ratio.
-  double fold_s = 0, cub_s = 0, cub_again_s = 0;
-  for (auto _ : state)
-  {
-    cub_s       = median_seconds(run_cub);
-    fold_s      = median_seconds(run_fold);
-    cub_again_s = median_seconds(run_cub);
-    state.SetIterationTime(fold_s);
-  }
-  state.counters["cub_spread"] = cub_again_s / cub_s;
-  record_stream(state, stream_seconds(run_fold), stream_seconds(run_cub));
+  const auto [fold_s, cub_s] = time_beside_cub(state, run_fold, run_cub);
   // Bytes that must move: the items, the offsets read (none through the fixed-size overload) and the results. With
   // begins and ends apart, a segment's items are the 32-byte sectors it reads, whoever else reads them too (the
   // buffer is 256-byte aligned).
@@ -559,6 +572,85 @@ void add_segmented(const Distribution& d, const std::string& suffix = "")
   const std::string name = std::string("segmented/") + op_name(O) + "/" + bench::type_name<T>() + "/" + d.name + suffix;
   benchmark::RegisterBenchmark(name.c_str(),
                                [d, name](benchmark::State& s) { segmented_case<T, OffsetT, O, Sized>(s, d, name); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+// ---- the whole array: the reference ---------------------------------------------------------------------------
+
+//! The case's items as one segment: `fold::DeviceReduce::Sum` beside `cub::DeviceReduce::Sum` over the same
+//! `case_bytes` of `T`, one call. What any split of those items into segments reads at most, as fold's and cub's
+//! whole-array reductions read them; `report.py segmented` sets the segmented figures beside it. Both results are
+//! checked against a host sum in double (cub's only where it accumulates in the item's type exactly: int32; float
+//! within the bound; half not, cub summing 2^27 halves in half).
+template <typename T>
+void whole_case(benchmark::State& state, const std::string& name)
+{
+  const auto items = static_cast<std::int64_t>(case_bytes / sizeof(T));
+  Buffer<T> in(static_cast<std::size_t>(items));
+  Buffer<T> out(1), cub_out(1);
+  bench::fill(in.data, static_cast<std::size_t>(items), 11);
+  std::size_t fold_bytes = 0, cub_bytes = 0;
+  BENCH_CHECK(fold::DeviceReduce::Sum(nullptr, fold_bytes, in.data, out.data, items));
+  BENCH_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in.data, cub_out.data, items));
+  Buffer<char> fold_temp(fold_bytes), cub_temp(cub_bytes);
+  auto run_fold = [&] { return fold::DeviceReduce::Sum(fold_temp.data, fold_bytes, in.data, out.data, items); };
+  auto run_cub  = [&] { return cub::DeviceReduce::Sum(cub_temp.data, cub_bytes, in.data, cub_out.data, items); };
+
+  BENCH_CHECK(cudaMemset(out.data, 0xA5, sizeof(T)));
+  BENCH_CHECK(cudaMemset(cub_out.data, 0xA5, sizeof(T)));
+  BENCH_CHECK(run_fold());
+  BENCH_CHECK(run_cub());
+  std::vector<T> host(static_cast<std::size_t>(items));
+  T mine{}, theirs{};
+  BENCH_CHECK(cudaMemcpy(host.data(), in.data, items * sizeof(T), cudaMemcpyDeviceToHost));
+  BENCH_CHECK(cudaMemcpy(&mine, out.data, sizeof(T), cudaMemcpyDeviceToHost));
+  BENCH_CHECK(cudaMemcpy(&theirs, cub_out.data, sizeof(T), cudaMemcpyDeviceToHost));
+  bool agree = true;
+  if constexpr (std::is_integral_v<T>)
+  {
+    std::uint32_t wrapped = 0; // int32 sums wrap alike in any order
+    for (const T x : host)
+    {
+      wrapped += static_cast<std::uint32_t>(x);
+    }
+    agree = static_cast<std::uint32_t>(mine) == wrapped && static_cast<std::uint32_t>(theirs) == wrapped;
+  }
+  else
+  {
+    double sum = 0, magnitude = 0;
+    for (const T x : host)
+    {
+      sum += static_cast<double>(static_cast<float>(x));
+      magnitude += std::fabs(static_cast<double>(static_cast<float>(x)));
+    }
+    // The trees differ from the host's sum by rounding: far less than 2^-20 of the items' magnitudes in float.
+    const double bound = 0x1.0p-20 * magnitude + 1;
+    agree              = std::fabs(static_cast<double>(static_cast<float>(mine)) - sum) <= bound &&
+            (!std::is_same_v<T, float> || std::fabs(static_cast<double>(static_cast<float>(theirs)) - sum) <= bound);
+  }
+  if (!agree)
+  {
+    std::fprintf(stderr, "%s: a whole-array sum disagrees with the host's\n", name.c_str());
+    state.SkipWithError("a whole-array sum disagrees with the host's");
+    return;
+  }
+
+  const auto [fold_s, cub_s] = time_beside_cub(state, run_fold, run_cub);
+  const double moved             = static_cast<double>(items + 1) * sizeof(T);
+  state.counters["segments"]     = 1;
+  state.counters["items"]        = static_cast<double>(items);
+  state.counters["mean_length"]  = static_cast<double>(items);
+  state.counters["offset_bytes"] = 0;
+  record(state, name, fold_s, cub_s, moved, moved);
+}
+
+template <typename T>
+void add_whole()
+{
+  const std::string name = std::string("whole/Sum/") + bench::type_name<T>();
+  benchmark::RegisterBenchmark(name.c_str(), [name](benchmark::State& s) { whole_case<T>(s, name); })
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kMicrosecond);
@@ -704,6 +796,10 @@ int main(int argc, char** argv)
   }
   std::printf("device: %s, %d SMs, peak %.0f GB/s\n", facts.name.c_str(), facts.sms, facts.peak_gbps);
 
+  // The reference: the same bytes of float, int32 and half as one segment, through DeviceReduce::Sum (fold and cub).
+  add_whole<float>();
+  add_whole<std::int32_t>();
+  add_whole<__half>();
   // Sum over float, every distribution. Fixed lengths: every power of two from 1 to 2^24 and odd ones, through
   // offsets and through the fixed-size overload.
   std::vector<std::int64_t> fixed_lengths = {3, 7, 33, 100, 1000, 100000};
