@@ -1309,6 +1309,82 @@ TEST_CASE("Segmented sums over several steps of the warp kernel's grid, one-lane
   check_sums<std::int32_t, int>(values, segments);
 }
 
+TEST_CASE("Fixed-size small segments over more tiles than the grid's blocks", "[device][segmented]")
+{
+  // SegmentedFixedTileKernel runs at most 32 blocks per SM, each over every such block's tile in turn: sums staging
+  // each tile into one buffer, ArgMax (8-byte pairs) the next tile into a second buffer while it folds this one. Two
+  // and a half tiles per block and a partial last one make every block fold two tiles or three. 13 items a segment
+  // make tiles that start off a 16-byte boundary (partial first and last vectors in every tile), and an input one
+  // float past a boundary does that at every length. Sums: the bits of the same segments through computed offsets,
+  // and within rounding of the exact sum; ArgMax: the host's first maximum.
+  int sms = 0;
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  const std::int64_t blocks = 32 * static_cast<std::int64_t>(sms);
+  for (std::int64_t size : {1, 13, 33})
+  {
+    const std::int64_t per_tile = fold::detail::fixed_tile_segments<float>(static_cast<std::uint64_t>(size));
+    const std::int64_t count    = (2 * blocks + blocks / 2) * per_tile + per_tile / 3;
+    const auto values           = fold_test::random_values<float>(static_cast<std::size_t>(count * size + 1),
+                                                        static_cast<std::uint64_t>(size) + 90,
+                                                        fold_test::Values::full_range);
+    fold_test::DeviceBuffer<float> d_in(values), d_fixed(count), d_offsets_out(count);
+    fold_test::DeviceBuffer<fold::KeyValuePair<int, float>> d_arg(count);
+    const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), FixedOffset{size});
+    for (int lead = 0; lead < 2; ++lead)
+    {
+      INFO("size " << size << ", " << count << " segments, input " << lead << " floats past a 16-byte boundary");
+      d_fixed.poison();
+      d_offsets_out.poison();
+      d_arg.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          { return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get() + lead, d_fixed.get(), count, size); });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          { return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, d_in.get() + lead, d_arg.get(), count, size); });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          {
+            return fold::DeviceSegmentedReduce::Sum(
+                temp, bytes, d_in.get() + lead, d_offsets_out.get(), count, offsets, offsets + 1);
+          });
+      const auto fixed = d_fixed.to_host(), through_offsets = d_offsets_out.to_host();
+      const auto arg = d_arg.to_host();
+      const std::vector<float> shifted(values.begin() + lead, values.end());
+      // Millions of segments: counted here, and the first wrong one checked in full.
+      std::int64_t wrong = 0, first_wrong = 0, wrong_args = 0, first_wrong_arg = 0;
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        const float* items = shifted.data() + i * size;
+        double exact       = 0;
+        int best           = 0;
+        for (std::int64_t j = 0; j < size; ++j)
+        {
+          exact += items[j];
+          best = items[j] > items[best] ? static_cast<int>(j) : best;
+        }
+        const bool right = fold_test::same_bits(fixed[i], through_offsets[i]) &&
+                           std::abs(fixed[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size));
+        if (!right && wrong++ == 0)
+        {
+          first_wrong = i;
+        }
+        if ((arg[i].key != best || !fold_test::same_bits(arg[i].value, items[best])) && wrong_args++ == 0)
+        {
+          first_wrong_arg = i;
+        }
+      }
+      if (wrong != 0)
+      {
+        require_fixed_segment_sum(fixed, through_offsets, shifted, first_wrong, size);
+      }
+      REQUIRE(wrong == 0);
+      INFO("first wrong ArgMax: segment " << first_wrong_arg << ", key " << arg[first_wrong_arg].key);
+      REQUIRE(wrong_args == 0);
+    }
+  }
+}
+
 TEST_CASE("Fixed-size large segments outnumbering the blocks that fold their partials", "[device][segmented]")
 {
   // SegmentedFixedPartialsKernel runs at most 32 blocks per SM, so 32 x SMs + 100 large segments make some of its

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //! @file
 //! `block_stage_items`: a block copies a run of consecutive items from global memory into shared memory with
-//! 16-byte vector loads, whatever the run's alignment and length, reading only the run's own items.
+//! 16-byte vector loads, whatever the run's alignment and length, reading only the run's own items;
+//! `block_stage_items_async` the same by asynchronous copies, for a tile staged while another is read.
 #pragma once
 
 #include <fold/util/macros.cuh>
 #include <fold/util/uninitialized.cuh>
+
+#include <cuda_pipeline_primitives.h>
 
 #include <cstdint>
 
@@ -25,6 +28,65 @@ FOLD_DEVICE FOLD_FORCEINLINE int stage_lead(const T* from)
   return static_cast<int>(reinterpret_cast<std::uintptr_t>(from) % 16 / sizeof(T));
 }
 
+//! One item of a partial first or last vector of a staged run, loaded into a register and stored into the tile by
+//! `store` (nothing where this thread copies none).
+template <typename T>
+struct StagedItem
+{
+  T item;
+  int at;
+  bool copies;
+
+  FOLD_DEVICE FOLD_FORCEINLINE void store(T* tile) const
+  {
+    if (copies)
+    {
+      tile[at] = item;
+    }
+  }
+};
+
+//! Where the items `[0, count)` from `from` lie in their staged tile, in items from the 16-byte boundary at or below
+//! `from` (`aligned`): the whole vectors are those `whole_vector` names; the items of a partial first vector,
+//! `[lead, head_end)`, and of a partial last one, `[tail_from, end)`, are `partial_item`'s.
+template <typename T>
+struct StagedRun
+{
+  static constexpr int vector_items = stage_vector_items<T>;
+  const T* aligned; // (a pointer from `from`, so that its loads stay global ones)
+  int lead;
+  int end;
+  int whole; // the first whole vector's first item
+  int head_end;
+  int tail_from;
+
+  FOLD_DEVICE FOLD_FORCEINLINE StagedRun(const T* from, int count)
+      : aligned(from - stage_lead(from))
+      , lead(stage_lead(from))
+      , end(lead + count)
+      , whole(lead == 0 ? 0 : vector_items)
+      , head_end(whole < end ? whole : end)
+      , tail_from(end / vector_items * vector_items > head_end ? end / vector_items * vector_items : head_end)
+  {
+  }
+
+  //! Whether the vector whose first item is `at` lies wholly inside the run.
+  FOLD_DEVICE FOLD_FORCEINLINE bool whole_vector(int at) const { return at >= whole && at + vector_items <= end; }
+
+  //! Thread `tid`'s item of a partial vector, loaded: the first `vector_items` threads take the first vector's, the
+  //! next ones the last vector's.
+  FOLD_DEVICE FOLD_FORCEINLINE StagedItem<T> partial_item(int tid) const
+  {
+    StagedItem<T> single{T{}, tid < vector_items ? lead + tid : tail_from + tid - vector_items, false};
+    single.copies = tid < vector_items ? single.at < head_end : tid < 2 * vector_items && single.at < end;
+    if (single.copies)
+    {
+      single.item = aligned[single.at];
+    }
+    return single;
+  }
+};
+
 //! Items `[0, count)` from `from` into `tile[stage_lead(from) + i]`, by all `BlockThreads` threads of the block;
 //! `tile` is 16-byte aligned and holds `BlockThreads * MaxVectors` vectors, at least `stage_lead(from) + count`
 //! items. The 16-byte vectors wholly inside the run are one vector load each (`load_slot`), a thread's
@@ -36,45 +98,55 @@ FOLD_DEVICE FOLD_FORCEINLINE void block_stage_items(T* tile, const T* from, int 
 {
   constexpr int vector_items = stage_vector_items<T>;
   static_assert(BlockThreads >= 2 * vector_items, "block_stage_items: a thread for each partial vector's items");
-  using Vector        = ItemSlot<T, vector_items>;
-  const int lead      = stage_lead(from);
-  const int end       = lead + count; // in items from the boundary at or below `from`
-  const T* aligned    = from - lead;  // (a pointer from `from`, so that its loads stay global ones)
-  const int tid       = static_cast<int>(threadIdx.x);
-  const int whole     = lead == 0 ? 0 : vector_items; // the first whole vector's first item
-  const int head_end  = whole < end ? whole : end;    // the partial first vector: [lead, head_end)
-  const int tail      = end / vector_items * vector_items;
-  const int tail_from = tail > head_end ? tail : head_end; // the partial last vector: [tail_from, end)
+  using Vector = ItemSlot<T, vector_items>;
+  const StagedRun<T> run(from, count);
+  const int tid = static_cast<int>(threadIdx.x);
   Vector loaded[MaxVectors];
 #pragma unroll
   for (int i = 0; i < MaxVectors; ++i)
   {
     const int at = (tid + i * BlockThreads) * vector_items;
-    if (at >= whole && at + vector_items <= end)
+    if (run.whole_vector(at))
     {
-      loaded[i] = load_slot<true, vector_items>(aligned, at, 0);
+      loaded[i] = load_slot<true, vector_items>(run.aligned, at, 0);
     }
   }
-  const int single  = tid < vector_items ? lead + tid : tail_from + tid - vector_items; // a partial vector's item
-  const bool copies = tid < vector_items ? single < head_end : tid < 2 * vector_items && single < end;
-  T item{};
-  if (copies)
-  {
-    item = aligned[single];
-  }
+  const StagedItem<T> single = run.partial_item(tid);
 #pragma unroll
   for (int i = 0; i < MaxVectors; ++i)
   {
     const int at = (tid + i * BlockThreads) * vector_items;
-    if (at >= whole && at + vector_items <= end)
+    if (run.whole_vector(at))
     {
       *reinterpret_cast<Vector*>(tile + at) = loaded[i];
     }
   }
-  if (copies)
+  single.store(tile);
+}
+
+//! `block_stage_items` with the whole vectors copied asynchronously (`__pipeline_memcpy_async`: cp.async from sm_80,
+//! straight to shared memory, no register held), in this thread's current pipeline group; the partial vectors'
+//! item is returned, loaded. Before reading the tile: commit the group (`__pipeline_commit`), store the item, wait
+//! for the group (`__pipeline_wait_prior`) and synchronise the block. So a block can stage its next tile while it
+//! reads this one. Where the block waits for its tile anyway, `block_stage_items` is faster: on an H200, small
+//! fixed-size Sum and Min over 3-33 items took up to 1.09x the time with their one tile staged this way.
+template <int BlockThreads, int MaxVectors, typename T>
+FOLD_DEVICE FOLD_FORCEINLINE StagedItem<T> block_stage_items_async(T* tile, const T* from, int count)
+{
+  constexpr int vector_items = stage_vector_items<T>;
+  static_assert(BlockThreads >= 2 * vector_items, "block_stage_items_async: a thread for each partial vector's items");
+  const StagedRun<T> run(from, count);
+  const int tid = static_cast<int>(threadIdx.x);
+#pragma unroll
+  for (int i = 0; i < MaxVectors; ++i)
   {
-    tile[single] = item;
+    const int at = (tid + i * BlockThreads) * vector_items;
+    if (run.whole_vector(at))
+    {
+      __pipeline_memcpy_async(tile + at, run.aligned + at, 16);
+    }
   }
+  return run.partial_item(tid);
 }
 
 } // namespace detail

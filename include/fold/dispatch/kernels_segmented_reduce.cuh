@@ -828,7 +828,8 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
 }
 
 //! Bytes of shared memory `SegmentedFixedTileKernel` stages a tile in: 16 KB, 4 vectors of 16 bytes a thread of
-//! 256. A tile's items fill it less one vector, the most its first item can lie past a 16-byte boundary.
+//! 256 (two a block for ArgMin/ArgMax pairs: this tile and the next). A tile's items fill it less one vector, the
+//! most its first item can lie past a 16-byte boundary.
 inline constexpr int fixed_tile_bytes = 16384;
 
 //! Segments of `length` items (1 to `small_max`) one tile of `SegmentedFixedTileKernel` holds: as many as fit in
@@ -850,10 +851,13 @@ FOLD_HOST_DEVICE constexpr std::int64_t fixed_tile_segments(std::uint64_t length
 //! the alignment), then a thread takes each segment: it folds the segment's lane runs from there one after another
 //! and merges them along the tree `reduce_lane_groups` gives a group of `lanes(size)` lanes, so
 //! `SegmentedFixedKernel`'s trees (`SegmentedWarpKernel`'s) and the same bits, without the group's idle lanes and
-//! shuffles. At most 48 registers (64 for 8-byte accumulators): unbounded, the unrolled runs took up to 128.
-//! `OneItem` (an instantiation of its own, at its own registers): each segment is its item, transformed and
-//! finalised. Where the runs are whole and aligned, `SegmentedFixedKernel`'s vector loads straight to registers were
-//! faster (docs/performance.md, "Small fixed-size segments: staged where no vector runs apply").
+//! shuffles. With 8-byte accumulators wider than the items (ArgMin/ArgMax pairs), whose folds are longest, the next
+//! tile is copied into a second buffer while this one is folded (`block_stage_items_async`); elsewhere that was slower
+//! (docs/performance.md, "Small fixed-size segments: the next tile staged while one is folded"). At most 48 registers
+//! (64 for 8-byte accumulators): unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its own,
+//! at its own registers): each segment is its item, transformed and finalised. Where the runs are whole and aligned,
+//! `SegmentedFixedKernel`'s vector loads straight to registers were faster (docs/performance.md, "Small fixed-size
+//! segments: staged where no vector runs apply").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
@@ -881,7 +885,11 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   constexpr int block_threads    = kernel_policy<TuningT, FOLD_ARCH>.block_threads;
   constexpr int tile_vectors     = fixed_tile_bytes / 16;
   static_assert(tile_vectors % block_threads == 0, "SegmentedFixedTileKernel: a tile is whole vectors per thread");
-  __shared__ ItemSlot<T, stage_vector_items<T>> tile[tile_vectors];
+  constexpr int thread_vectors = tile_vectors / block_threads;
+  // Two tiles where a thread's fold of a segment is long enough to hide the next tile's copies behind (8-byte
+  // accumulators wider than the items: ArgMin/ArgMax's pairs); one otherwise, where `block_stage_items` was faster.
+  constexpr int buffers = !OneItem && sizeof(AccumT) > 4 && sizeof(AccumT) > sizeof(T) ? 2 : 1;
+  __shared__ ItemSlot<T, stage_vector_items<T>> tiles[buffers][tile_vectors];
 
   const int tid                                        = static_cast<int>(threadIdx.x);
   const typename InOrder<ReductionOpT>::type thread_op = InOrder<ReductionOpT>::make(op);
@@ -890,14 +898,14 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   const int run                                        = (items + width - 1) / width; // items a lane run
   const int valid                                      = (items + run - 1) / run;     // lane runs
   const std::int64_t per_tile                          = fixed_tile_segments<T>(static_cast<std::uint64_t>(size));
-  for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_tile; origin < num_segments;
-       origin += static_cast<std::int64_t>(gridDim.x) * per_tile)
+  const std::int64_t stride                            = static_cast<std::int64_t>(gridDim.x) * per_tile;
+  const auto tile_segments = [&](std::int64_t origin) { // the segments of the tile at `origin`
+    return static_cast<int>(num_segments - origin < per_tile ? num_segments - origin : per_tile);
+  };
+  const auto fold_tile = [&](const T* tile, std::int64_t origin) // the staged tile's segments, a thread each
   {
-    const int segments = static_cast<int>(num_segments - origin < per_tile ? num_segments - origin : per_tile);
-    const T* from      = in + origin * size;
-    block_stage_items<block_threads, tile_vectors / block_threads>(tile[0].items, from, segments * items);
-    const T* staged = tile[0].items + stage_lead(from);
-    __syncthreads();
+    const int segments = tile_segments(origin);
+    const T* staged    = tile + stage_lead(in + origin * size);
     if constexpr (OneItem) // each segment its item, transformed and finalised
     {
       for (int local = tid; local < segments; local += block_threads)
@@ -916,7 +924,46 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
         store_segment(out, origin + local, init.finalize(op, total));
       }
     }
-    __syncthreads(); // the tile is staged again
+  };
+  std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_tile;
+  if constexpr (buffers == 1)
+  {
+    for (; origin < num_segments; origin += stride)
+    {
+      block_stage_items<block_threads, thread_vectors>(
+          tiles[0][0].items, in + origin * size, tile_segments(origin) * items);
+      __syncthreads();
+      fold_tile(tiles[0][0].items, origin);
+      __syncthreads(); // the tile is staged again
+    }
+  }
+  else
+  {
+    StagedItem<T> single{};
+    if (origin < num_segments)
+    {
+      single = block_stage_items_async<block_threads, thread_vectors>(
+          tiles[0][0].items, in + origin * size, tile_segments(origin) * items);
+    }
+    __pipeline_commit();
+    for (int at = 0; origin < num_segments; origin += stride, at ^= 1)
+    {
+      // The next tile's copies are issued before this one is folded, so they arrive meanwhile.
+      const std::int64_t next = origin + stride;
+      StagedItem<T> next_single{};
+      if (next < num_segments)
+      {
+        next_single = block_stage_items_async<block_threads, thread_vectors>(
+            tiles[at ^ 1][0].items, in + next * size, tile_segments(next) * items);
+      }
+      __pipeline_commit();
+      single.store(tiles[at][0].items);
+      __pipeline_wait_prior(1); // this tile's copies, not the next one's
+      __syncthreads();
+      fold_tile(tiles[at][0].items, origin);
+      single = next_single;
+      __syncthreads(); // this tile is staged again, two tiles on
+    }
   }
 }
 
