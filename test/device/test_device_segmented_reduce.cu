@@ -1385,6 +1385,50 @@ TEST_CASE("Fixed-size small segments over more tiles than the grid's blocks", "[
   }
 }
 
+TEST_CASE("Fixed-size ArgMax and Min over 33-127 items with ties: the first extreme wins", "[device][segmented]")
+{
+  // SegmentedFixedTileKernel folds each segment of 33 items and more whose runs are not whole vectors along the lane
+  // groups' tree in one thread (two threads a segment, each a subtree under the root, were measured and not kept:
+  // docs/performance.md). 16 distinct values make ties within runs and across subtrees: ArgMax must return the first
+  // maximum, Min its value; every odd length from 33 to 127, and an input one float past the alignment.
+  for (std::int64_t size = 33; size < 128; size += 2)
+  {
+    const std::int64_t count = 3000 + size;
+    const auto values        = fold_test::random_values<float>(
+        static_cast<std::size_t>(count * size + 1), static_cast<std::uint64_t>(size) + 300, fold_test::Values::few);
+    fold_test::DeviceBuffer<float> d_in(values), d_min(count);
+    fold_test::DeviceBuffer<fold::KeyValuePair<int, float>> d_arg(count);
+    for (int lead = 0; lead < 2; ++lead)
+    {
+      INFO("size " << size << ", input " << lead << " floats past a 16-byte boundary");
+      d_min.poison();
+      d_arg.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          { return fold::DeviceSegmentedReduce::ArgMax(temp, bytes, d_in.get() + lead, d_arg.get(), count, size); });
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes)
+          { return fold::DeviceSegmentedReduce::Min(temp, bytes, d_in.get() + lead, d_min.get(), count, size); });
+      const auto arg = d_arg.to_host();
+      const auto min = d_min.to_host();
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        const float* items = values.data() + lead + i * size;
+        int best = 0, least = 0;
+        for (std::int64_t j = 1; j < size; ++j)
+        {
+          best  = items[j] > items[best] ? static_cast<int>(j) : best;
+          least = items[j] < items[least] ? static_cast<int>(j) : least;
+        }
+        INFO("segment " << i);
+        REQUIRE(arg[i].key == best);
+        REQUIRE(fold_test::same_bits(arg[i].value, items[best]));
+        REQUIRE(fold_test::same_bits(min[i], items[least]));
+      }
+    }
+  }
+}
+
 TEST_CASE("Fixed-size large segments outnumbering the blocks that fold their partials", "[device][segmented]")
 {
   // SegmentedFixedPartialsKernel runs at most 32 blocks per SM, so 32 x SMs + 100 large segments make some of its
