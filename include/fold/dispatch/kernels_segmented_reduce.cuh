@@ -844,6 +844,12 @@ FOLD_HOST_DEVICE constexpr std::int64_t fixed_tile_segments(std::uint64_t length
   return fit >= 512 ? fit / 64 * 64 : fit;
 }
 
+//! Tiles of shared memory a block of `SegmentedFixedTileKernel` stages into: two where a thread's fold of a segment
+//! is long enough to hide the next tile's copies behind (accumulators of 8 bytes or more wider than the items:
+//! ArgMin/ArgMax's pairs), one otherwise, where `block_stage_items` was faster.
+template <typename T, typename AccumT, bool OneItem>
+inline constexpr int fixed_tile_buffers = !OneItem && sizeof(AccumT) > 4 && sizeof(AccumT) > sizeof(T) ? 2 : 1;
+
 //! Small fixed-size segments (1 to `small_max` items) from a raw pointer to a primitive type, where the lane runs
 //! are not whole and aligned (`fixed_vector_run` is 0: a run of 1 or 3 items, or of 4 that do not divide the
 //! length, as at 1, 3, 5-7, 9-15 or 33 items; or an input off the run's alignment). A block stages a tile of
@@ -854,7 +860,8 @@ FOLD_HOST_DEVICE constexpr std::int64_t fixed_tile_segments(std::uint64_t length
 //! shuffles. With 8-byte accumulators wider than the items (ArgMin/ArgMax pairs), whose folds are longest, the next
 //! tile is copied into a second buffer while this one is folded (`block_stage_items_async`); elsewhere that was slower
 //! (docs/performance.md, "Small fixed-size segments: the next tile staged while one is folded"). At most 48 registers
-//! (64 for 8-byte accumulators): unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its own,
+//! (64 for other accumulators of 8 bytes or more; 48 with two buffers, 5 blocks a multiprocessor, where 64 held 4):
+//! unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its own,
 //! at its own registers): each segment is its item, transformed and finalised. Where the runs are whole and aligned,
 //! `SegmentedFixedKernel`'s vector loads straight to registers were faster (docs/performance.md, "Small fixed-size
 //! segments: staged where no vector runs apply").
@@ -868,15 +875,16 @@ template <typename InputIteratorT,
           typename TuningT,
           bool OneItem>
 FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
-                              OneItem               ? 1
-                              : sizeof(AccumT) <= 4 ? 5
-                                                    : 4) void SegmentedFixedTileKernel(InputIteratorT in,
-                                                                                       OutputIteratorT out,
-                                                                                       std::int64_t num_segments,
-                                                                                       std::int64_t size,
-                                                                                       ReductionOpT op,
-                                                                                       InitT init,
-                                                                                       TransformOpT transform)
+                              OneItem ? 1
+                              : sizeof(AccumT) <= 4 || fixed_tile_buffers<value_t<InputIteratorT>, AccumT, OneItem> == 2
+                                  ? 5
+                                  : 4) void SegmentedFixedTileKernel(InputIteratorT in,
+                                                                     OutputIteratorT out,
+                                                                     std::int64_t num_segments,
+                                                                     std::int64_t size,
+                                                                     ReductionOpT op,
+                                                                     InitT init,
+                                                                     TransformOpT transform)
 {
   begin_dependent_kernel();
   using T      = value_t<InputIteratorT>;
@@ -886,9 +894,7 @@ FOLD_KERNEL __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads,
   constexpr int tile_vectors     = fixed_tile_bytes / 16;
   static_assert(tile_vectors % block_threads == 0, "SegmentedFixedTileKernel: a tile is whole vectors per thread");
   constexpr int thread_vectors = tile_vectors / block_threads;
-  // Two tiles where a thread's fold of a segment is long enough to hide the next tile's copies behind (8-byte
-  // accumulators wider than the items: ArgMin/ArgMax's pairs); one otherwise, where `block_stage_items` was faster.
-  constexpr int buffers = !OneItem && sizeof(AccumT) > 4 && sizeof(AccumT) > sizeof(T) ? 2 : 1;
+  constexpr int buffers        = fixed_tile_buffers<T, AccumT, OneItem>;
   __shared__ ItemSlot<T, stage_vector_items<T>> tiles[buffers][tile_vectors];
 
   const int tid                                        = static_cast<int>(threadIdx.x);
