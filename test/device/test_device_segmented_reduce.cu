@@ -460,6 +460,23 @@ void check_min_argmax(const std::vector<float>& values, const Segments& segments
   }
 }
 
+//! The exact sum of segment `i` of fixed-size segments of `size` items of `values`.
+double exact_fixed_sum(const std::vector<float>& values, std::int64_t i, std::int64_t size)
+{
+  double exact = 0;
+  for (std::int64_t j = 0; j < size; ++j)
+  {
+    exact += values[static_cast<std::size_t>(i * size + j)];
+  }
+  return exact;
+}
+
+//! Whether a float sum of `size` items of magnitude below 1 is within rounding of the exact sum.
+bool within_rounding(float got, double exact, std::int64_t size)
+{
+  return std::abs(got - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size));
+}
+
 //! Segment `i` of the fixed-size float sums `got` (segments of `size` items of `values`): the bits of `twin[i]`,
 //! the same segment reduced another way, and within rounding of the exact sum (items of magnitude below 1).
 void require_fixed_segment_sum(const std::vector<float>& got,
@@ -469,13 +486,9 @@ void require_fixed_segment_sum(const std::vector<float>& got,
                                std::int64_t size)
 {
   INFO("segment " << i);
-  double exact = 0;
-  for (std::int64_t j = 0; j < size; ++j)
-  {
-    exact += values[static_cast<std::size_t>(i * size + j)];
-  }
+  const double exact = exact_fixed_sum(values, i, size);
   REQUIRE(fold_test::same_bits(got[i], twin[i]));
-  REQUIRE(std::abs(got[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size)));
+  REQUIRE(within_rounding(got[i], exact, size));
 }
 
 } // namespace
@@ -1356,15 +1369,13 @@ TEST_CASE("Fixed-size small segments over more tiles than the grid's blocks", "[
       for (std::int64_t i = 0; i < count; ++i)
       {
         const float* items = shifted.data() + i * size;
-        double exact       = 0;
         int best           = 0;
-        for (std::int64_t j = 0; j < size; ++j)
+        for (std::int64_t j = 1; j < size; ++j)
         {
-          exact += items[j];
           best = items[j] > items[best] ? static_cast<int>(j) : best;
         }
         const bool right = fold_test::same_bits(fixed[i], through_offsets[i]) &&
-                           std::abs(fixed[i] - exact) <= 1e-5 * (std::abs(exact) + static_cast<double>(size));
+                           within_rounding(fixed[i], exact_fixed_sum(shifted, i, size), size);
         if (!right && wrong++ == 0)
         {
           first_wrong = i;
