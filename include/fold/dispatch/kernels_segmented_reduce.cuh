@@ -861,10 +861,10 @@ inline constexpr int fixed_tile_buffers = !OneItem && sizeof(AccumT) > 4 && size
 //! tile is copied into a second buffer while this one is folded (`block_stage_items_async`); elsewhere that was slower
 //! (docs/performance.md, "Small fixed-size segments: the next tile staged while one is folded"). At most 48 registers
 //! (64 for other accumulators of 8 bytes or more; 48 with two buffers, 5 blocks a multiprocessor, where 64 held 4):
-//! unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its own,
-//! at its own registers): each segment is its item, transformed and finalised. Where the runs are whole and aligned,
-//! `SegmentedFixedKernel`'s vector loads straight to registers were faster (docs/performance.md, "Small fixed-size
-//! segments: staged where no vector runs apply").
+//! unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its own, at its own registers): each
+//! segment is its item, transformed and finalised. Where the runs are whole and aligned, `SegmentedFixedKernel`'s
+//! vector loads straight to registers were faster (docs/performance.md, "Small fixed-size segments: staged where no
+//! vector runs apply").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
