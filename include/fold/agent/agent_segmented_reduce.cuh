@@ -191,6 +191,38 @@ FOLD_DEVICE FOLD_FORCEINLINE int runs_of(int items, int run)
   return runs;
 }
 
+//! The fold of a lane's whole run of `N` items, loaded (`load_slot`), `[first, last)` of its segment, in index order:
+//! `AccumT{}` where the run is empty. `FoldsEmpty` (`folds_dropped_items_v`): an empty run's items (whatever was
+//! loaded in its place) are folded too and the result dropped, so that no branch stands between a thread's loads and
+//! its folds. With each fold behind a branch of its own, nvcc issued a thread's first load and waited for it before
+//! it issued the others where the fold was long (the order keys of Min and Max, 2-byte items' runs of 8:
+//! docs/performance.md, "Small fixed-size segments: every vector run loaded before any is folded").
+template <typename AccumT,
+          typename OffsetT,
+          bool FoldsEmpty = false,
+          typename T,
+          int N,
+          typename ThreadOpT,
+          typename TransformOpT>
+FOLD_DEVICE FOLD_FORCEINLINE AccumT
+fold_slot(const ItemSlot<T, N>& run, int first, int last, ThreadOpT thread_op, TransformOpT transform)
+{
+  if constexpr (!FoldsEmpty)
+  {
+    if (first >= last)
+    {
+      return AccumT{};
+    }
+  }
+  AccumT aggregate = transform(run.items[0], static_cast<OffsetT>(first));
+#pragma unroll
+  for (int k = 1; k < N; ++k)
+  {
+    aggregate = thread_op(aggregate, transform(run.items[k], static_cast<OffsetT>(first + k)));
+  }
+  return first < last ? aggregate : AccumT{};
+}
+
 //! The fold of a lane's run of at most `MaxItems` items, `[first, last)` of the segment at `in`: loaded together
 //! (one memory round trip), then folded in index order. An empty run gives `AccumT{}`. `Vectorized`: the run is
 //! whole (`MaxItems` items) or empty, and `in + first` is a raw pointer aligned to `MaxItems` items, so it is loaded
@@ -218,15 +250,7 @@ fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformO
     {
       return AccumT{};
     }
-    const auto run   = load_slot<true, MaxItems>(in, first, 0);
-    AccumT aggregate = transform(run.items[0], static_cast<OffsetT>(first));
-#pragma unroll
-    for (int k = 1; k < MaxItems; ++k)
-    {
-      const AccumT item = transform(run.items[k], static_cast<OffsetT>(first + k));
-      aggregate         = thread_op(aggregate, item);
-    }
-    return aggregate;
+    return fold_slot<AccumT, OffsetT, true>(load_slot<true, MaxItems>(in, first, 0), first, last, thread_op, transform);
   }
   else
   {

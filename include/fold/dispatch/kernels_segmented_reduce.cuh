@@ -788,6 +788,11 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
   const std::int64_t per_step = fixed_block_segments<AccumT, LaneRuns>(sizes, block_threads, length); // a block's
   // The loop is block-uniform, as the lane groups' shuffles need every lane.
   constexpr int run_items = VectorRun > 0 ? VectorRun : sizes.lane_items; // the most a lane run folds
+  // Vector runs of 8 bytes or more: every run a thread takes loaded before any is folded. Runs of 4 bytes (2-byte
+  // items in pairs, 1-byte ones in fours) keep a fold a run: there nvcc predicated the loads already, and half sums
+  // over 2 items took 1.02 of the time loading first (docs/performance.md, "Small fixed-size segments: every vector
+  // run loaded before any is folded").
+  constexpr bool loads_runs_first = VectorRun > 0 && VectorRun * sizeof(value_t<InputIteratorT>) >= 8;
   for (std::int64_t origin = static_cast<std::int64_t>(blockIdx.x) * per_step + tid / lanes;
        origin - tid / lanes < num_segments;
        origin += static_cast<std::int64_t>(gridDim.x) * per_step)
@@ -797,19 +802,54 @@ __launch_bounds__(kernel_policy<TuningT, FOLD_ARCH>.block_threads) void Segmente
       prefetch_step(origin - tid / lanes + static_cast<std::int64_t>(gridDim.x) * per_step, per_step);
     }
     AccumT aggregate[group_tasks][LaneRuns];
-#pragma unroll
-    for (int j = 0; j < group_tasks; ++j)
+    if constexpr (loads_runs_first)
     {
-      const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
-      const bool present         = segment < num_segments;
+      // Every run loaded before any is folded, each load unconditional (see `fold_slot`): a run past its segment's
+      // last reads that last one, a task past the last segment segment 0's (lines already being read).
+      ItemSlot<value_t<InputIteratorT>, VectorRun> loaded[group_tasks][LaneRuns];
 #pragma unroll
-      for (int r = 0; r < LaneRuns; ++r)
+      for (int j = 0; j < group_tasks; ++j)
       {
-        const int q     = rank * LaneRuns + r; // the lane run
-        const int first = q * run < items ? q * run : items;
-        const int last  = first + run < items ? first + run : items;
-        aggregate[j][r] = fold_run<run_items, AccumT, OffsetT, (VectorRun > 0)>(
-            in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
+        const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
+#pragma unroll
+        for (int r = 0; r < LaneRuns; ++r)
+        {
+          const int q  = rank * LaneRuns + r; // the lane run
+          loaded[j][r] = load_slot<true, VectorRun>(
+              in + (segment < num_segments ? segment : 0) * size, q * run < items ? q * run : items - run, 0);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < group_tasks; ++j)
+      {
+        const bool present = origin + static_cast<std::int64_t>(j) * per_task < num_segments;
+#pragma unroll
+        for (int r = 0; r < LaneRuns; ++r)
+        {
+          const int q     = rank * LaneRuns + r;
+          const int first = q * run < items ? q * run : items;
+          const int last  = first + run < items ? first + run : items;
+          aggregate[j][r] = fold_slot<AccumT, OffsetT, folds_dropped_items_v<ReductionOpT, AccumT>>(
+              loaded[j][r], present ? first : 0, present ? last : 0, thread_op, transform);
+        }
+      }
+    }
+    else
+    {
+#pragma unroll
+      for (int j = 0; j < group_tasks; ++j)
+      {
+        const std::int64_t segment = origin + static_cast<std::int64_t>(j) * per_task;
+        const bool present         = segment < num_segments;
+#pragma unroll
+        for (int r = 0; r < LaneRuns; ++r)
+        {
+          const int q     = rank * LaneRuns + r; // the lane run
+          const int first = q * run < items ? q * run : items;
+          const int last  = first + run < items ? first + run : items;
+          aggregate[j][r] = fold_run<run_items, AccumT, OffsetT, (VectorRun > 0)>(
+              in + (present ? segment : 0) * size, present ? first : 0, present ? last : 0, thread_op, transform);
+        }
       }
     }
 #pragma unroll
