@@ -119,10 +119,10 @@ inline constexpr bool is_exact_v<ArgMin, KeyValuePair<K, V>> = is_primitive_v<V>
 template <typename K, typename V>
 inline constexpr bool is_exact_v<ArgMax, KeyValuePair<K, V>> = is_primitive_v<V>&& std::is_integral_v<K>;
 
-//! Whether a kernel may fold value-initialised items with `op` over `AccumT` and drop the result, so that no branch
-//! stands between its loads and its folds (see `fold_slot`): the exact reductions above and fold's `Sum` over
-//! primitive types, all pure and defined for any value. A user's operator, or fold's over a user's type, is applied
-//! to the input's items alone.
+//! Whether a kernel may fold stand-in items with `op` over `AccumT` (where a run is empty, another run's items) and
+//! drop the result, so that no branch stands between its loads and its folds (see `fold_slot`): the exact reductions
+//! above and fold's `Sum` over primitive types, all pure and defined for any value. A user's operator, or fold's over
+//! a user's type, is applied to each segment's own items alone.
 template <typename ReductionOpT, typename AccumT>
 inline constexpr bool folds_dropped_items_v =
     is_exact_v<ReductionOpT, AccumT> || (std::is_same_v<ReductionOpT, Sum> && is_primitive_v<AccumT>);
