@@ -965,7 +965,9 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
   // that tree in float from the half items, and every path must give its bits: segments through offsets (from an
   // aligned and an unaligned first item), the fixed-size overload (each lane run one vector load, or item by item
   // from an unaligned start) and the columns of the transposed array reduced over axis 0 (the column tree). Runs of
-  // 4 give other bits for most lengths here, so the test sees the run length, not only the sum.
+  // 4 give other bits for most lengths here, so the test sees the run length, not only the sum. The lengths give
+  // SegmentedFixedTileKernel's fold (paths 3, and 2 where a run is not a whole vector) every run length it has an
+  // instantiation for: one run of 2 to 8 items, several of 5 to 8 (11 and 45: 6).
   const SegmentClasses sizes = classes<__half, float>();
   REQUIRE(sizes.lane_items == 8);
   REQUIRE(sizes.small_max == 256);
@@ -993,7 +995,8 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
     }
     return 0.0f + runs[0];
   };
-  for (std::int64_t size : {1, 3, 7, 8, 9, 13, 16, 17, 31, 33, 64, 100, 127, 128, 129, 200, 255, 256})
+  for (std::int64_t size :
+       {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 13, 16, 17, 31, 33, 45, 64, 100, 127, 128, 129, 200, 255, 256})
   {
     const std::int64_t count = 300 + size % 7;
     const auto values        = fold_test::random_values<__half>(static_cast<std::size_t>(count * size + 1),
@@ -1054,8 +1057,11 @@ TEST_CASE("Fixed-size small segments from an unaligned start have the bits of an
 {
   // A small segment's bits depend only on its items and length, never on where the input starts. The same
   // segments from 1 to 3 floats past a 16-byte boundary (and item counts that are mostly not multiples of four):
-  // the bits of the aligned call, and within rounding of the exact sum. One-item segments take their own loop.
-  for (std::int64_t size : {1, 2, 3, 5, 8, 17, 33, 100, 128})
+  // the bits of the aligned call, and within rounding of the exact sum. One-item segments take their own loop. Off
+  // the boundary every length takes SegmentedFixedTileKernel, whose fold has an instantiation for each run length:
+  // one run of 2, 3 and 4 items, several of 3 (5, 17, 33) and of 4 (7, 8, 97, 100, 127, 128; 127 and 128 hold 31
+  // whole runs before the last, the deepest subtrees).
+  for (std::int64_t size : {1, 2, 3, 4, 5, 7, 8, 17, 33, 97, 100, 127, 128})
   {
     const std::int64_t count = 50000 / size + 3;
     const auto values        = fold_test::random_values<float>(static_cast<std::size_t>(count * size + 3),

@@ -296,55 +296,88 @@ fold_run(InputIteratorT in, int first, int last, ThreadOpT thread_op, TransformO
   }
 }
 
-//! The whole segment of `items` items at `in`, in one thread: its `valid` lane runs of `run` items (the last one
-//! shorter), each folded by `fold_run`, merged along the tree `reduce_lane_groups` gives a group of lanes (runs `2k`
-//! and `2k + 1`, then pairs of those, ...; the last run alone where it has no partner), so the same value as the
-//! group's, without its lanes and shuffles. `pending[l]` holds the finished subtree of `2^l` runs waiting for its
-//! right partner: after `n` runs, those `l` whose bit is set in `n`, so every index is known at compile time once the
-//! loop over runs is unrolled (unbounded, that took up to 128 registers: bound its kernel's).
-template <int LaneItems,
+//! The whole segment of `items` items at `in`, in one thread: its `valid` lane runs of `Run` items (the last one
+//! shorter, 1 to `Run`; `valid` at most `MaxRuns`), each folded by `fold_run`, merged along the tree
+//! `reduce_lane_groups` gives a group of lanes (runs `2k` and `2k + 1`, then pairs of those, ...; the last run alone
+//! where it has no partner), so the same value as the group's, without its lanes and shuffles. The run's length is a
+//! constant (`with_segment_runs`), so the whole runs, all but the last, are folded without a check per item: with
+//! the length a variable, each of a run's `lane_items` slots was loaded and folded under checks of its own (half
+//! over 33 items: about 7 instructions a slot, 8 slots a run of 5 items; docs/performance.md, "Small fixed-size
+//! segments: the tile kernel's runs of a constant length"). `pending[l]` holds the finished subtree of `2^l` runs
+//! waiting for its right partner: after `n` runs, those `l` whose bit is set in `n`, so every index is known at
+//! compile time once the loop over runs is unrolled (unbounded, that took up to 128 registers: bound its kernel's).
+//! The last run, `n = valid - 1`, then takes the subtrees of the bits of `n` in order, lowest first: the subtrees it
+//! completes, then those it is merged with at the end.
+template <int Run,
+          int MaxRuns,
           typename AccumT,
           typename OffsetT,
           typename InputIteratorT,
           typename ThreadOpT,
           typename ReductionOpT,
           typename TransformOpT>
-FOLD_DEVICE FOLD_FORCEINLINE AccumT fold_runs_in_tree(
-    InputIteratorT in, int items, int run, int valid, ThreadOpT thread_op, ReductionOpT op, TransformOpT transform)
+FOLD_DEVICE FOLD_FORCEINLINE AccumT
+fold_runs_in_tree(InputIteratorT in, int items, int valid, ThreadOpT thread_op, ReductionOpT op, TransformOpT transform)
 {
-  AccumT pending[6]; // subtrees of 1, 2, 4, ... 32 runs
+  static_assert(MaxRuns >= 1 && MaxRuns <= 32, "fold_runs_in_tree: a group of at most 32 lanes");
+  // Runs of more than 4 items each item loaded under its own check: every load first, the 2-byte items' runs of 8
+  // spilled 256 bytes in SegmentedFixedTileKernel.
+  constexpr bool loads_first = Run <= 4;
+  const int whole            = valid - 1; // the runs before the last, `Run` items each
+  AccumT pending[5];                      // subtrees of 1, 2, 4, 8 and 16 runs
 #pragma unroll
-  for (int r = 0; r < 32; ++r)
+  for (int r = 0; r < MaxRuns - 1; ++r)
   {
-    if (r >= valid)
+    if (r >= whole)
     {
       break;
     }
-    const int from_item = r * run;
-    // Runs of more than 4 items each item loaded under its own check: every load first, the 2-byte items' runs of 8
-    // spilled 256 bytes in SegmentedFixedTileKernel.
-    AccumT carry = fold_run<LaneItems, AccumT, OffsetT, false, (LaneItems <= 4)>(
-        in, from_item, from_item + run < items ? from_item + run : items, thread_op, transform);
-    int level = 0; // r's trailing ones: the subtrees it completes
+    // `from + k < from + Run` for every `k` of the fold: no check is left.
+    const int from = r * Run;
+    AccumT carry   = fold_run<Run, AccumT, OffsetT, false, loads_first>(in, from, from + Run, thread_op, transform);
+    int level      = 0; // r's trailing ones: the subtrees it completes
 #pragma unroll
-    for (; level < 5 && ((r >> level) & 1) != 0; ++level)
+    for (; level < 4 && ((r >> level) & 1) != 0; ++level)
     {
       carry = op(pending[level], carry);
     }
     pending[level] = carry;
   }
-  bool first_level = true;
-  AccumT total{};
+  AccumT total = fold_run<Run, AccumT, OffsetT, false, loads_first>(in, whole * Run, items, thread_op, transform);
 #pragma unroll
-  for (int l = 0; l < 6; ++l)
+  for (int l = 0; l < 5 && (1 << l) < MaxRuns; ++l)
   {
-    if (((valid >> l) & 1) != 0)
+    if (((whole >> l) & 1) != 0)
     {
-      total       = first_level ? pending[l] : op(pending[l], total);
-      first_level = false;
+      total = op(pending[l], total);
     }
   }
   return total;
+}
+
+//! `f(std::integral_constant<int, Run>{}, std::integral_constant<int, MaxRuns>{})` for the lane runs of a small
+//! segment of `items` items (2 to 32 x `LaneItems`) in a group of `lanes` lanes (`SegmentClasses::lanes`): one run of
+//! `items` items where one lane holds it (`MaxRuns` 1), and otherwise runs of `ceil(items / lanes)` items, which is
+//! more than `LaneItems / 2` (`lanes` is the least power of two that leaves each at most `LaneItems`), up to 32 of
+//! them. So `LaneItems` lengths of one run and `LaneItems / 2` of several, each a `fold_runs_in_tree` of its own.
+template <int LaneItems, int Run = 1, typename F>
+FOLD_DEVICE FOLD_FORCEINLINE void with_segment_runs(int items, int lanes, F&& f)
+{
+  if constexpr (Run <= LaneItems)
+  {
+    if (lanes == 1 && items == Run)
+    {
+      f(std::integral_constant<int, Run>{}, std::integral_constant<int, 1>{});
+    }
+    else if (Run > LaneItems / 2 && lanes > 1 && (items + lanes - 1) / lanes == Run)
+    {
+      f(std::integral_constant<int, Run>{}, std::integral_constant<int, 32>{});
+    }
+    else
+    {
+      with_segment_runs<LaneItems, Run + 1>(items, lanes, static_cast<F&&>(f));
+    }
+  }
 }
 
 //! `Runs` consecutive lane runs of a small segment, from run `first_run`, merged in place along the first levels of
