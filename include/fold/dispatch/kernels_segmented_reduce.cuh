@@ -897,14 +897,16 @@ inline constexpr int fixed_tile_buffers = !OneItem && sizeof(AccumT) > 4 && size
 //! the alignment), then a thread takes each segment: it folds the segment's lane runs from there one after another
 //! and merges them along the tree `reduce_lane_groups` gives a group of `lanes(size)` lanes, so
 //! `SegmentedFixedKernel`'s trees (`SegmentedWarpKernel`'s) and the same bits, without the group's idle lanes and
-//! shuffles. With 8-byte accumulators wider than the items (ArgMin/ArgMax pairs), whose folds are longest, the next
-//! tile is copied into a second buffer while this one is folded (`block_stage_items_async`); elsewhere that was slower
-//! (docs/performance.md, "Small fixed-size segments: the next tile staged while one is folded"). At most 48 registers
-//! (64 for other accumulators of 8 bytes or more; 48 with two buffers, 5 blocks a multiprocessor, where 64 held 4):
-//! unbounded, the unrolled runs took up to 128. `OneItem` (an instantiation of its own, at its own registers): each
-//! segment is its item, transformed and finalised. Where the runs are whole and aligned, `SegmentedFixedKernel`'s
-//! vector loads straight to registers were faster (docs/performance.md, "Small fixed-size segments: staged where no
-//! vector runs apply").
+//! shuffles. The run's length is a constant of the loop over the tiles (`with_segment_runs`: one loop for each
+//! length), so that a run is folded without a check per item (docs/performance.md, "Small fixed-size segments: the
+//! tile kernel's runs of a constant length"). With 8-byte accumulators wider than the items (ArgMin/ArgMax pairs),
+//! whose folds are longest, the next tile is copied into a second buffer while this one is folded
+//! (`block_stage_items_async`); elsewhere that was slower (docs/performance.md, "Small fixed-size segments: the next
+//! tile staged while one is folded"). At most 48 registers (64 for other accumulators of 8 bytes or more; 48 with two
+//! buffers, 5 blocks a multiprocessor, where 64 held 4): unbounded, the unrolled runs took up to 128. `OneItem` (an
+//! instantiation of its own, at its own registers): each segment is its item, transformed and finalised. Where the runs
+//! are whole and aligned, `SegmentedFixedKernel`'s vector loads straight to registers were faster (docs/performance.md,
+//! "Small fixed-size segments: staged where no vector runs apply").
 template <typename InputIteratorT,
           typename OutputIteratorT,
           typename OffsetT,
