@@ -359,9 +359,11 @@ fold_runs_in_tree(InputIteratorT in, int items, int valid, ThreadOpT thread_op, 
 //! segment of `items` items (2 to 32 x `LaneItems`) in a group of `lanes` lanes (`SegmentClasses::lanes`): one run of
 //! `items` items where one lane holds it (`MaxRuns` 1), and otherwise runs of `ceil(items / lanes)` items, which is
 //! more than `LaneItems / 2` (`lanes` is the least power of two that leaves each at most `LaneItems`), up to 32 of
-//! them. So `LaneItems` lengths of one run and `LaneItems / 2` of several, each a `fold_runs_in_tree` of its own.
+//! them. So `LaneItems` lengths of one run and `LaneItems / 2` of several, each a `fold_runs_in_tree` of its own. It
+//! takes `items`, not the run's length, so that inside the one-run branch nvcc knows `items == Run` and folds the
+//! single run's checks away too (taking the run's length instead changed the same kernels' SASS by up to 27 %).
 template <int LaneItems, int Run = 1, typename F>
-FOLD_DEVICE FOLD_FORCEINLINE void with_segment_runs(int items, int lanes, F&& f)
+FOLD_HOST_DEVICE FOLD_FORCEINLINE void with_segment_runs(int items, int lanes, F&& f)
 {
   if constexpr (Run <= LaneItems)
   {
