@@ -912,22 +912,31 @@ TEST_CASE("Fixed-size segments have the bits of the same segments through offset
     const std::vector<std::int64_t> offsets = fixed_offsets(count, size);
     fold_test::DeviceBuffer<float> d_in(values), d_fixed(count), d_offsets_out(count);
     fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+    // 32-bit offsets too: the warp kernel's small segments then take one-word begins and lengths (`SegmentWords`),
+    // code of their own.
+    fold_test::DeviceBuffer<int> d_int_offsets(std::vector<int>(offsets.begin(), offsets.end()));
     d_fixed.poison();
-    d_offsets_out.poison();
     fold_test::two_call(
         [&](void* temp, std::size_t& bytes)
         { return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get(), d_fixed.get(), count, size); });
-    fold_test::two_call(
-        [&](void* temp, std::size_t& bytes)
-        {
-          return fold::DeviceSegmentedReduce::Sum(
-              temp, bytes, d_in.get(), d_offsets_out.get(), count, d_offsets.get(), d_offsets.get() + 1);
-        });
-    const auto fixed = d_fixed.to_host(), through_offsets = d_offsets_out.to_host();
-    for (std::int64_t i = 0; i < count; ++i)
+    const auto fixed   = d_fixed.to_host();
+    auto check_offsets = [&](const auto* begins, const char* words)
     {
-      require_fixed_segment_sum(fixed, through_offsets, values, i, size);
-    }
+      INFO(words << " offsets");
+      d_offsets_out.poison();
+      fold_test::two_call(
+          [&](void* temp, std::size_t& bytes) {
+            return fold::DeviceSegmentedReduce::Sum(
+                temp, bytes, d_in.get(), d_offsets_out.get(), count, begins, begins + 1);
+          });
+      const auto through_offsets = d_offsets_out.to_host();
+      for (std::int64_t i = 0; i < count; ++i)
+      {
+        require_fixed_segment_sum(fixed, through_offsets, values, i, size);
+      }
+    };
+    check_offsets(d_offsets.get(), "64-bit");
+    check_offsets(d_int_offsets.get(), "32-bit");
   }
   for (std::int64_t size : {std::int64_t{3}, std::int64_t{9}, small, small + 7, warp, warp + 1, block + 1})
   {
@@ -962,12 +971,12 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
 {
   // A small segment of 2-byte items is a group of lanes each folding a run of at most 8 items (twice the policy's
   // lane_items, so that a run holds 16 bytes), the runs reduced in lane order by a pairwise tree. The host builds
-  // that tree in float from the half items, and every path must give its bits: segments through offsets (from an
-  // aligned and an unaligned first item), the fixed-size overload (each lane run one vector load, or item by item
-  // from an unaligned start) and the columns of the transposed array reduced over axis 0 (the column tree). Runs of
-  // 4 give other bits for most lengths here, so the test sees the run length, not only the sum. The lengths give
-  // SegmentedFixedTileKernel's fold (paths 3, and 2 where a run is not a whole vector) every run length it has an
-  // instantiation for: one run of 2 to 8 items, several of 5 to 8 (11 and 45: 6).
+  // that tree in float from the half items, and every path must give its bits: segments through 64- and 32-bit
+  // offsets (from an aligned and an unaligned first item), the fixed-size overload (each lane run one vector load, or
+  // item by item from an unaligned start) and the columns of the transposed array reduced over axis 0 (the column
+  // tree). Runs of 4 give other bits for most lengths here, so the test sees the run length, not only the sum. The
+  // lengths give SegmentedFixedTileKernel's fold (paths 3, and 2 where a run is not a whole vector) every run length it
+  // has an instantiation for: one run of 2 to 8 items, several of 5 to 8 (11 and 45: 6).
   const SegmentClasses sizes = classes<__half, float>();
   REQUIRE(sizes.lane_items == 8);
   REQUIRE(sizes.small_max == 256);
@@ -1014,13 +1023,14 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
     }
     fold_test::DeviceBuffer<__half> d_in(values), d_transposed(transposed);
     fold_test::DeviceBuffer<std::int64_t> d_offsets(offsets);
+    fold_test::DeviceBuffer<int> d_int_offsets(std::vector<int>(offsets.begin(), offsets.end()));
     fold_test::DeviceBuffer<float> d_out(count);
     const std::vector<std::int64_t> shape = {size, count};
     const fold::Extents extents(shape.data(), 2);
     const int axis0[1] = {0};
-    for (int path = 0; path < 5; ++path)
+    for (int path = 0; path < 7; ++path)
     {
-      const int lead = path == 1 || path == 3 ? 1 : 0; // the segments start one item on
+      const int lead = path == 1 || path == 3 || path == 6 ? 1 : 0; // the segments start one item on
       d_out.poison();
       fold_test::two_call(
           [&](void* temp, std::size_t& bytes)
@@ -1034,6 +1044,10 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
             case 2:
             case 3:
               return fold::DeviceSegmentedReduce::Sum(temp, bytes, d_in.get() + lead, d_out.get(), count, size);
+            case 5:
+            case 6:
+              return fold::DeviceSegmentedReduce::Sum(
+                  temp, bytes, d_in.get() + lead, d_out.get(), count, d_int_offsets.get(), d_int_offsets.get() + 1);
             default:
               return fold::DeviceReduceAxes::Sum(
                   temp, bytes, d_transposed.get(), d_out.get(), extents, fold::Axes(axis0, 1));
@@ -1047,7 +1061,7 @@ TEST_CASE("Half sums of small segments: lane runs of 8 items, through offsets, f
         wrong += fold_test::same_bits(out[static_cast<std::size_t>(i)], expected) ? 0 : 1;
       }
       INFO(size << " items, path " << path << " (offsets, offsets one item on, fixed-size, fixed-size one item on, "
-                << "axis 0)");
+                << "axis 0, 32-bit offsets, 32-bit offsets one item on)");
       CHECK(wrong == 0);
     }
   }
