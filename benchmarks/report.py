@@ -381,32 +381,48 @@ def best_torch(t):
     return min(times) if times else None
 
 
+def stream_peak_frac(r, who="fold"):
+    """`who`'s fraction of the datasheet peak with 10 calls back to back (time per call), from the same bytes as
+    `<who>_peak_frac` (one call); None where the run has no such time."""
+    t = r.get(who + "_stream_us")
+    return r[who + "_peak_frac"] * r[who + "_us"] / t if t and r.get(who + "_us") else None
+
+
 def segmented_summary(rows, torch, w):
     """Issue 19's figures: fold's % of the datasheet peak per group (target >= 80%, >= 90% through the fixed-size
-    overload), the cases where cub or torch is faster."""
+    overload), for one call and back to back, the cases where cub or torch is faster."""
     seg = [r for r in rows if r["kind"] == "segmented"]
     if seg:
-        w("Segmented, fold's % of the datasheet peak (min / median / max; cases below the target):\n\n")
+        w("Segmented, fold's % of the datasheet peak (min / median / max; cases below the target), for one call, then "
+          "with 10 calls back to back (time per call, as fold-bench's whole-array figures are given):\n\n")
         for title, pick in SEGMENTED_GROUPS:
             sel = [r for r in seg if pick(r["op"], r["type"], r["dist"], r["variant"])]
             if not sel:
                 continue
             target = 0.90 if "sized" in title else 0.80
-            v = sorted(r["fold_peak_frac"] for r in sel)
             # Short unsorted or overlapping segments have no target (their sectors bound them): reported only.
             bound = [r for r in sel if not r["dist"].startswith(APART) or r.get("mean_length", 0) >= 256]
-            low = [r for r in bound if r["fold_peak_frac"] < target]
             mixed = len({(r["op"], r["type"]) for r in sel}) > 1
             label = lambda r: "%s/%s/%s" % (r["op"], r["type"], r["dist"]) if mixed else r["dist"]
-            w("- %s: %.1f / %.1f / %.1f%%; below %d%%: %d of %d%s\n" % (
-                title.split(" (")[0], 100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], round(100 * target), len(low),
-                len(bound), (" (" + ", ".join("%s %.1f%%" % (label(r), 100 * r["fold_peak_frac"]) for r in
-                                           sorted(low, key=lambda r: r["fold_peak_frac"])) + ")") if low else ""))
+
+            def figures(frac):
+                v = sorted(frac(r) for r in sel)
+                low = sorted((r for r in bound if frac(r) < target), key=frac)
+                return "%.1f / %.1f / %.1f%%; below %d%%: %d of %d%s" % (
+                    100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], round(100 * target), len(low), len(bound),
+                    (" (" + ", ".join("%s %.1f%%" % (label(r), 100 * frac(r)) for r in low) + ")") if low else "")
+
+            w("- %s: %s\n" % (title.split(" (")[0], figures(lambda r: r["fold_peak_frac"])))
+            if all(stream_peak_frac(r) for r in sel):
+                w("  - back to back: %s\n" % figures(stream_peak_frac))
     whole = [r for r in rows if r["kind"] == "whole"]
     if whole:
-        w("\nThe same bytes as one array, one call (`DeviceReduce::Sum`, the most a segmentation of them reads at): "
+        w("\nThe same bytes as one array (`DeviceReduce::Sum`, the most a segmentation of them reads at), one call: "
           + ", ".join("%s fold %.1f%%, cub %.1f%%" % (r["type"], 100 * r["fold_peak_frac"], 100 * r["cub_peak_frac"])
                       for r in whole) + "\n")
+        if all(stream_peak_frac(r) and stream_peak_frac(r, "cub") for r in whole):
+            w("Back to back: " + ", ".join("%s fold %.1f%%, cub %.1f%%" % (
+                r["type"], 100 * stream_peak_frac(r), 100 * stream_peak_frac(r, "cub")) for r in whole) + "\n")
     with_cub = [r for r in rows if r["cub_us"] > 0]
     spread = sorted(abs(r["cub_spread"] - 1) for r in with_cub if r.get("cub_spread"))
     tie = max(0.03, spread[int(0.95 * (len(spread) - 1))]) if spread else 0.03
@@ -460,8 +476,9 @@ def segmented(src):
 
     def table(out, sel):
         out.write("| case | segments | mean length | fold us | cub us | fold/cub | cub spread | fold/cub, stream "
-                  "| torch segment_reduce us | torch dense us | fold/torch | fold % of peak | cub % of peak |\n")
-        out.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+                  "| torch segment_reduce us | torch dense us | fold/torch | fold % of peak | fold % of peak, stream "
+                  "| cub % of peak |\n")
+        out.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in sel:
             t = torch.get(r["name"], {})
             best = best_torch(t)
@@ -475,6 +492,7 @@ def segmented(src):
                      "%.1f" % t["dense_us"] if t.get("dense_us") else "-",
                      "%.3f" % (r["fold_us"] / best) if best else "-",
                      "%.1f" % (100 * r["fold_peak_frac"]),
+                     "%.1f" % (100 * stream_peak_frac(r)) if stream_peak_frac(r) else "-",
                      "%.1f" % (100 * r["cub_peak_frac"]) if r["cub_us"] > 0 else "-"]
             out.write("| " + " | ".join(cells) + " |\n")
         out.write("\n")
@@ -490,6 +508,7 @@ def segmented(src):
                   "fold/cub); ratios below 1 mean fold is faster. \"fold/cub, stream\": the same with 10 calls back "
                   "to back between the events (time per call, the median of 3), where the host's launches overlap the "
                   "device's work as in a program's loop. % of peak counts the bytes that must move (items, offsets, results) "
+                  "for one call, and \"stream\" for those 10 calls (time per call) "
                   f"against the datasheet's {peak:.0f} GB/s. torch: `torch.segment_reduce(x, op, lengths=...)`, and "
                   "the dense form over the reshaped rows where the lengths are fixed (`torch.sum`/`amin`/`argmax("
                   "x.view(-1, L), dim=1)`; for the axis cases `torch.sum(x, dims)`); fold/torch is against the faster "
