@@ -415,6 +415,23 @@ def segmented_summary(rows, torch, w):
             w("- %s: %s\n" % (title.split(" (")[0], figures(lambda r: r["fold_peak_frac"])))
             if all(stream_peak_frac(r) for r in sel):
                 w("  - back to back: %s\n" % figures(stream_peak_frac))
+    axes = [r for r in rows if r["kind"] == "axes"]
+    if axes:
+        # Issue 19's axis target: >= 85% of the peak at >= 256 MB (below that: never slower than torch.sum).
+        big = [r for r in axes if r["bytes"] >= 2 ** 28]
+
+        def axes_figures(frac):
+            v = sorted(frac(r) for r in big)
+            low = sorted((r for r in big if frac(r) < 0.85), key=frac)
+            return "%.1f / %.1f / %.1f%%; below 85%%: %d of %d%s" % (
+                100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], len(low), len(big),
+                (" (" + ", ".join("%s %.1f%%" % (r["name"][len("axes/"):], 100 * frac(r)) for r in low) + ")")
+                if low else "")
+
+        if big:
+            w("- Axes, at 256 MB or more: %s\n" % axes_figures(lambda r: r["fold_peak_frac"]))
+            if all(stream_peak_frac(r) for r in big):
+                w("  - back to back: %s\n" % axes_figures(stream_peak_frac))
     whole = [r for r in rows if r["kind"] == "whole"]
     if whole:
         w("\nThe same bytes as one array (`DeviceReduce::Sum`, the most a segmentation of them reads at), one call: "
