@@ -310,6 +310,17 @@ TEST_CASE("DeviceSegmentedReduce: each bad input returns its error, queues nothi
           fixed(std::int64_t{1} << 40, std::int64_t{1} << 23), out, temp, bytes, cudaErrorInvalidValue, query);
     }
   }
+  SECTION("fixed-size segments of no items read nothing: a null input is accepted, and every segment gets init")
+  {
+    const Call empty = [&](void* t, std::size_t& b, cudaStream_t s)
+    { return fold::DeviceSegmentedReduce::Sum(t, b, static_cast<const float*>(nullptr), d_out, segments, 0, s); };
+    out.poison();
+    const std::size_t need = expect_query(empty, out);
+    DeviceBuffer<unsigned char> storage(need);
+    CHECK(run(empty, storage, need) == cudaSuccess);
+    const auto got = out.to_host();
+    CHECK(std::all_of(got.begin(), got.end(), [](float x) { return x == 0.0f; }));
+  }
   SECTION("zero segments: success, a size, nothing queued, even with null pointers")
   {
     CHECK(expect_query(sum(nullptr, nullptr, 0, nullptr, nullptr), out) > 0);
@@ -351,13 +362,15 @@ TEST_CASE("DeviceReduceAxes: each bad input returns its error, queues nothing an
     const int axis[2]                                           = {0, -1};
     const std::int64_t huge                                     = std::int64_t{1} << 32;
     const std::vector<std::pair<fold::Extents, fold::Axes>> bad = {
-        {fold::Extents(nine, 9), fold::Axes{0}},          // rank above max_rank
-        {fold::Extents{64, -1, 40}, fold::Axes{0}},       // a negative extent
-        {fold::Extents{huge, huge, 2}, fold::Axes{0}},    // 2^65 items
-        {fold::Extents{64, 96, 40}, fold::Axes{3}},       // an axis beyond the rank
-        {fold::Extents{64, 96, 40}, fold::Axes(axis, 2)}, // a negative axis
-        {fold::Extents{64, 96, 40}, fold::Axes{9}},       // an axis beyond max_rank
-        {fold::Extents{64, 96, 40}, fold::Axes{1, 1}},    // an axis named twice
+        {fold::Extents(nine, 9), fold::Axes{0}},                // rank above max_rank
+        {fold::Extents{64, -1, 40}, fold::Axes{0}},             // a negative extent
+        {fold::Extents{huge, huge, 2}, fold::Axes{0}},          // 2^65 items
+        {fold::Extents{huge << 30, 4, 0}, fold::Axes{2}},       // no item, but 2^64 outputs (wrapped to 0 before)
+        {fold::Extents{(huge << 30) + 1, 4, 0}, fold::Axes{2}}, // and 2^64 + 4 (wrapped to 4 outputs)
+        {fold::Extents{64, 96, 40}, fold::Axes{3}},             // an axis beyond the rank
+        {fold::Extents{64, 96, 40}, fold::Axes(axis, 2)},       // a negative axis
+        {fold::Extents{64, 96, 40}, fold::Axes{9}},             // an axis beyond max_rank
+        {fold::Extents{64, 96, 40}, fold::Axes{1, 1}},          // an axis named twice
     };
     for (const auto& [shape, axes] : bad)
     {
@@ -372,6 +385,20 @@ TEST_CASE("DeviceReduceAxes: each bad input returns its error, queues nothing an
     expect_rejected(sum(nullptr, d_out, {64, 96, 40}, {0, 2}), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, nullptr, {64, 96, 40}, {0, 2}), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, nullptr, {64, 0, 40}, {1}), out, temp, bytes, cudaErrorInvalidValue); // writes init
+  }
+  SECTION("an empty reduced axis reads no item: a null input is accepted, and every output gets init")
+  {
+    const Call empty = sum(nullptr, d_out, {64, 0, 40}, {1});
+    out.poison();
+    const std::size_t need = expect_query(empty, out);
+    DeviceBuffer<unsigned char> storage(need);
+    CHECK(run(empty, storage, need) == cudaSuccess);
+    const auto got = out.to_host();
+    CHECK(std::all_of(got.begin(), got.begin() + 64 * 40, [](float x) { return x == 0.0f; }));
+    const auto* past = reinterpret_cast<const unsigned char*>(got.data() + 64 * 40); // the rest of `out`: untouched
+    CHECK(std::all_of(past,
+                      reinterpret_cast<const unsigned char*>(got.data() + got.size()),
+                      [](unsigned char x) { return x == fold_test::poison_byte; }));
   }
 }
 

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace
@@ -51,6 +53,23 @@ public:
 private:
   cudaMemPool_t pool_ = nullptr;
 };
+
+//! Fills `pool` on `stream`: allocations of every power of two from 64 KiB down to a byte, each until it fails.
+//! Returns them, to be freed on the stream.
+std::vector<void*> fill(const Pool& pool, cudaStream_t stream)
+{
+  std::vector<void*> held;
+  for (std::size_t chunk = std::size_t{1} << 16; chunk > 0; chunk /= 2)
+  {
+    for (void* p = nullptr; cudaMallocFromPoolAsync(&p, chunk, pool.get(), stream) == cudaSuccess; p = nullptr)
+    {
+      held.push_back(p);
+    }
+    (void)cudaGetLastError(); // the failure that ends each size is expected
+  }
+  REQUIRE(!held.empty());
+  return held;
+}
 
 //! The eight results of DeviceReduce over `d_in` (Sum, Min, Max, ArgMin value and index, ArgMax value and index,
 //! Reduce, TransformReduce), by the two-call forms (`one_call` false) or the one-call forms with `option`.
@@ -178,17 +197,7 @@ TEST_CASE("One call: a pool that cannot serve gives cudaErrorMemoryAllocation, a
   CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   Pool pool(std::size_t{1} << 21);
 
-  // Fill the pool: allocations of every power of two from 64 KiB down to a byte, each until it fails.
-  std::vector<void*> held;
-  for (std::size_t chunk = std::size_t{1} << 16; chunk > 0; chunk /= 2)
-  {
-    for (void* p = nullptr; cudaMallocFromPoolAsync(&p, chunk, pool.get(), stream) == cudaSuccess; p = nullptr)
-    {
-      held.push_back(p);
-    }
-    (void)cudaGetLastError(); // the failure that ends each size is expected
-  }
-  REQUIRE(!held.empty());
+  const std::vector<void*> held = fill(pool, stream);
 
   CHECK(fold::DeviceReduce::Sum(d_in.get(), d_out.get(), n, stream, fold::from_pool(pool.get())) ==
         cudaErrorMemoryAllocation);
@@ -246,5 +255,66 @@ TEST_CASE("One call: bad arguments are reported as by the two-call form", "[devi
   CHECK(fold::DeviceReduce::Sum(d_in.get(), null_out, 16) == cudaErrorInvalidValue);
   CHECK(fold::DeviceReduce::Sum(d_in.get(), d_in.get(), -1) == cudaErrorInvalidValue);
   CUDA_REQUIRE(cudaDeviceSynchronize());
+  CUDA_REQUIRE(cudaGetLastError());
+}
+
+TEST_CASE("One call: a null pointer is refused before the storage is allocated, so nothing is queued",
+          "[device][one_call][errors]")
+{
+  // A size query does not look at the pointers; the one-call form has the run check them before it allocates
+  // (`detail::arguments_only`), so a rejected call leaves a captured graph empty (no allocation or free node), as the
+  // two-call form does, and a pool that cannot serve does not hide the bad pointer.
+  fold_test::DeviceBuffer<float> d_in(16);
+  fold_test::DeviceBuffer<int> d_keys(16), d_count(1);
+  fold_test::DeviceBuffer<int> d_offsets(std::vector<int>{0, 8, 16});
+  float* null_out     = nullptr;
+  const int* begins   = d_offsets.get();
+  cudaStream_t stream = nullptr;
+  CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const std::vector<std::pair<const char*, std::function<cudaError_t(cudaStream_t)>>> calls = {
+      {"DeviceReduce::Sum", [&](cudaStream_t s) { return fold::DeviceReduce::Sum(d_in.get(), null_out, 16, s); }},
+      {"DeviceReduce::MinMax",
+       [&](cudaStream_t s) { return fold::DeviceReduce::MinMax(d_in.get(), d_in.get(), null_out, 16, s); }},
+      {"DeviceSegmentedReduce::Sum (offsets)",
+       [&](cudaStream_t s)
+       { return fold::DeviceSegmentedReduce::Sum(d_in.get(), null_out, 2, begins, begins + 1, s); }},
+      {"DeviceSegmentedReduce::Sum (fixed size)",
+       [&](cudaStream_t s) { return fold::DeviceSegmentedReduce::Sum(d_in.get(), null_out, 2, 8, s); }},
+      {"DeviceReduceAxes::Sum",
+       [&](cudaStream_t s) {
+         return fold::DeviceReduceAxes::Sum(d_in.get(), null_out, {4, 4}, {0}, s);
+       }},
+      {"DeviceReduce::ReduceByKey",
+       [&](cudaStream_t s)
+       {
+         return fold::DeviceReduce::ReduceByKey(
+             d_keys.get(), d_keys.get(), d_in.get(), null_out, d_count.get(), fold::Sum{}, 16, s);
+       }},
+  };
+  for (const auto& [name, call] : calls)
+  {
+    INFO(name);
+    CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const cudaError_t error = call(stream);
+    cudaGraph_t graph       = nullptr;
+    CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+    std::size_t nodes = 1;
+    CUDA_REQUIRE(cudaGraphGetNodes(graph, nullptr, &nodes));
+    CUDA_REQUIRE(cudaGraphDestroy(graph));
+    CHECK(error == cudaErrorInvalidValue);
+    CHECK(nodes == 0);
+    CHECK(call(stream) == cudaErrorInvalidValue); // and outside a capture
+  }
+  // From a pool that cannot serve (filled first): the bad pointer is still what is reported.
+  Pool pool(std::size_t{1} << 21);
+  const std::vector<void*> held = fill(pool, stream);
+  CHECK(fold::DeviceReduce::Sum(d_in.get(), null_out, 16, stream, fold::from_pool(pool.get())) ==
+        cudaErrorInvalidValue);
+  for (void* p : held)
+  {
+    CUDA_REQUIRE(cudaFreeAsync(p, stream));
+  }
+  CUDA_REQUIRE(cudaStreamSynchronize(stream));
+  CUDA_REQUIRE(cudaStreamDestroy(stream));
   CUDA_REQUIRE(cudaGetLastError());
 }

@@ -30,6 +30,12 @@ struct FirstOf
   __host__ __device__ float operator()(float a, float) const { return a; }
 };
 
+//! The same over double: 8-byte results, whose storage reaches 2^64 bytes first.
+struct FirstOfDouble
+{
+  __host__ __device__ double operator()(double a, double) const { return a; }
+};
+
 bool no_device_error(cudaError_t error)
 {
   return error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver;
@@ -115,7 +121,8 @@ TEST_CASE("Without a device every call returns the runtime's no-device error and
   // HigherDimKernel's units instead (two columns a word), sized by the shape alone: the query succeeds, the run fails.
   expect_no_device(
       "DeviceReduceAxes::Max over half (first axis)",
-      [&](void* t, std::size_t& b) {
+      [&](void* t, std::size_t& b)
+      {
         return fold::DeviceReduceAxes::Max(
             t, b, reinterpret_cast<const __half*>(d_in), reinterpret_cast<__half*>(d_out), {1024, 1024}, {0});
       },
@@ -130,4 +137,45 @@ TEST_CASE("Without a device every call returns the runtime's no-device error and
       },
       out,
       /*query_needs_device=*/false);
+}
+
+TEST_CASE("DeviceReduceAxes refuses a shape whose output count or storage would overflow, before it needs a device",
+          "[device][axes][errors][no-device]")
+{
+  REQUIRE(devices_hidden);
+  const std::int64_t big = std::int64_t{1} << 59;
+  std::size_t bytes      = 4242;
+  // An order-preserving operator over axes 0 and 2 of [2, 2^59, 3, 2] (an iterator's 12 * 2^59 items): its first
+  // step's results number 2^61 or more, 2^64 bytes and more as doubles, which wrapped around to a small size that
+  // the run then wrote past. Refused; the query leaves the size alone. The same shape with 2^20 in place of 2^59
+  // gets a size, with no device: the query is sized by the shape alone.
+  const auto query = [&](std::int64_t middle)
+  {
+    return fold::DeviceReduceAxes::Reduce(nullptr,
+                                          bytes,
+                                          static_cast<const double*>(nullptr),
+                                          static_cast<double*>(nullptr),
+                                          {2, middle, 3, 2},
+                                          {0, 2},
+                                          FirstOfDouble{},
+                                          0.0);
+  };
+  CHECK(query(big) == cudaErrorInvalidValue);
+  CHECK(bytes == 4242);
+  CHECK(query(std::int64_t{1} << 20) == cudaSuccess);
+  CHECK(bytes >= (std::size_t{1} << 20) * 4 * sizeof(double));
+  // A zero extent makes no item, but the kept extents still count the outputs: 2^64 of them (wrapped to 0 before,
+  // so the call "succeeded" with nothing written) and 2^64 + 4 (wrapped to 4). Refused, as runs and as queries.
+  for (const std::int64_t first : {std::int64_t{1} << 62, (std::int64_t{1} << 62) + 1})
+  {
+    INFO("[" << first << ", 4, 0] over axis 2");
+    float out = -7.0f;
+    bytes     = 4242;
+    CHECK(fold::DeviceReduceAxes::Sum(nullptr, bytes, &out, &out, {first, 4, 0}, {2}) == cudaErrorInvalidValue);
+    CHECK(bytes == 4242);
+    bytes = std::size_t{1} << 30;
+    CHECK(fold::DeviceReduceAxes::Sum(reinterpret_cast<void*>(0x10000), bytes, &out, &out, {first, 4, 0}, {2}) ==
+          cudaErrorInvalidValue);
+    CHECK(out == -7.0f);
+  }
 }

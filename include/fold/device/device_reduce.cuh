@@ -134,7 +134,7 @@ struct DeviceReduce
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Reduce");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::Reduce");
     return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
                                                              temp_storage_bytes,
                                                              d_in,
@@ -165,7 +165,7 @@ struct DeviceReduce
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
     using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Sum");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::Sum");
     return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
                                                              temp_storage_bytes,
                                                              d_in,
@@ -190,7 +190,7 @@ struct DeviceReduce
                          cudaStream_t stream = 0,
                          OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Min");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::Min");
     return Extremum<false>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, d_out);
   }
 
@@ -206,7 +206,7 @@ struct DeviceReduce
                          cudaStream_t stream = 0,
                          OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::Max");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::Max");
     return Extremum<true>(d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, d_out);
   }
 
@@ -234,7 +234,7 @@ struct DeviceReduce
                             cudaStream_t stream = 0,
                             OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMin");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::ArgMin");
     return ArgReduce<false>(d_temp_storage,
                             temp_storage_bytes,
                             d_in,
@@ -276,7 +276,7 @@ struct DeviceReduce
                             cudaStream_t stream = 0,
                             OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMax");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::ArgMax");
     return ArgReduce<true>(d_temp_storage,
                            temp_storage_bytes,
                            d_in,
@@ -320,7 +320,7 @@ struct DeviceReduce
                             cudaStream_t stream = 0,
                             OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::MinMax");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::MinMax");
     return Extremum<false, true>(
         d_temp_storage, temp_storage_bytes, d_in, num_items, stream, option, d_min_out, d_max_out);
   }
@@ -356,7 +356,7 @@ struct DeviceReduce
                                cudaStream_t stream = 0,
                                OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMinMax");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::ArgMinMax");
     return ArgReduce<false, true>(d_temp_storage,
                                   temp_storage_bytes,
                                   d_in,
@@ -395,8 +395,8 @@ struct DeviceReduce
   //! @param[in] correction   subtracted from `n` in the divisor of the variance: finite and >= 0 (default 1). The
   //!   argument after `num_items`, so a stream comes after it: `VarMean(..., n, 1.0, stream)`.
   //!
-  //! Other parameters as for `Reduce`; a null output, or a `correction` that is negative, infinite or NaN, is
-  //! `cudaErrorInvalidValue` (size queries included).
+  //! Other parameters as for `Reduce`; a `correction` that is negative, infinite or NaN is `cudaErrorInvalidValue`
+  //! (size queries included), and so is a null output (a run's check, as for every algorithm).
   template <typename InputIteratorT,
             typename VarOutIteratorT,
             typename MeanOutIteratorT,
@@ -422,7 +422,7 @@ struct DeviceReduce
     {
       return cudaErrorInvalidValue; // also NaN
     }
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::VarMean");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::VarMean");
     return detail::reduce<AccumT, detail::tuning_t<OptionT>>(
         d_temp_storage,
         temp_storage_bytes,
@@ -449,7 +449,7 @@ struct DeviceReduce
          int num_items,
          cudaStream_t stream = 0)
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMin");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::ArgMin");
     return ArgPair<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
   }
 
@@ -465,7 +465,7 @@ struct DeviceReduce
          int num_items,
          cudaStream_t stream = 0)
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ArgMax");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::ArgMax");
     return ArgPair<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, stream);
   }
 
@@ -503,7 +503,7 @@ struct DeviceReduce
                   "fold::DeviceReduce::TransformReduce: reduction_op must be callable as "
                   "reduction_op(init, transform_op(*d_in))");
     using AccumT = detail::accumulator_t<ReductionOpT, T, ItemT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::TransformReduce");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::TransformReduce");
     return detail::reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
                                                              temp_storage_bytes,
                                                              d_in,
@@ -616,7 +616,7 @@ struct DeviceReduce
     static_assert(std::is_invocable_v<ReductionOpT, const ValueT&, const ValueT&>,
                   "fold::DeviceReduce::ReduceByKey: reduction_op must be callable as reduction_op(value, value)");
     using AccumT = detail::accumulator_t<ReductionOpT, ValueT, ValueT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduce::ReduceByKey");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduce::ReduceByKey");
     return detail::reduce_by_key<detail::tuning_t<OptionT>, AccumT>(d_temp_storage,
                                                                     temp_storage_bytes,
                                                                     d_keys_in,

@@ -84,7 +84,7 @@ struct DeviceReduceAxes
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceReduceAxes::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Reduce");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduceAxes::Reduce");
     constexpr bool max        = std::is_same_v<ReductionOpT, fold::Max>;
     constexpr bool min_or_max = max || std::is_same_v<ReductionOpT, fold::Min>;
     constexpr bool keyed      = min_or_max && std::is_same_v<T, InputT> && detail::ExtremumValues<InputT, max>::keyed;
@@ -148,7 +148,7 @@ struct DeviceReduceAxes
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
     using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Sum");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduceAxes::Sum");
     return reduce<AccumT, OptionT>(d_temp_storage,
                                    temp_storage_bytes,
                                    d_in,
@@ -190,7 +190,7 @@ struct DeviceReduceAxes
                          OptionT             = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Min");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduceAxes::Min");
     return extremum<false, OptionT>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, shape, axes, detail::min_identity<InputT>(), stream);
   }
@@ -225,7 +225,7 @@ struct DeviceReduceAxes
                          OptionT             = {})
   {
     using InputT = detail::value_t<InputIteratorT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceReduceAxes::Max");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceReduceAxes::Max");
     return extremum<true, OptionT>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, shape, axes, detail::max_identity<InputT>(), stream);
   }

@@ -117,7 +117,7 @@ struct DeviceSegmentedReduce
     static_assert(std::is_invocable_v<ReductionOpT, const T&, const InputT&>,
                   "fold::DeviceSegmentedReduce::Reduce: reduction_op must be callable as reduction_op(init, *d_in)");
     using AccumT = detail::accumulator_t<ReductionOpT, T, InputT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Reduce");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceSegmentedReduce::Reduce");
     return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
                                                                        temp_storage_bytes,
                                                                        d_in,
@@ -192,7 +192,7 @@ struct DeviceSegmentedReduce
     using OutputT = detail::non_void_value_t<OutputIteratorT, InputT>;
     using InitT   = detail::sum_init_t<OutputT>;
     using AccumT  = detail::accumulator_t<fold::Sum, InitT, InputT>;
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Sum");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceSegmentedReduce::Sum");
     return detail::segmented_reduce<AccumT, detail::tuning_t<OptionT>>(d_temp_storage,
                                                                        temp_storage_bytes,
                                                                        d_in,
@@ -255,7 +255,7 @@ struct DeviceSegmentedReduce
                          cudaStream_t stream = 0,
                          OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Min");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceSegmentedReduce::Min");
     return Extremum<false>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
@@ -309,7 +309,7 @@ struct DeviceSegmentedReduce
                          cudaStream_t stream = 0,
                          OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::Max");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceSegmentedReduce::Max");
     return Extremum<true>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
@@ -365,7 +365,7 @@ struct DeviceSegmentedReduce
                             cudaStream_t stream = 0,
                             OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::ArgMin");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceSegmentedReduce::ArgMin");
     return ArgExtremum<false>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }
@@ -419,7 +419,7 @@ struct DeviceSegmentedReduce
                             cudaStream_t stream = 0,
                             OptionT option      = {})
   {
-    FOLD_NVTX_RANGE_IF(d_temp_storage != nullptr, "fold::DeviceSegmentedReduce::ArgMax");
+    FOLD_NVTX_RANGE_IF(detail::is_run(d_temp_storage), "fold::DeviceSegmentedReduce::ArgMax");
     return ArgExtremum<true>(
         d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream, option);
   }

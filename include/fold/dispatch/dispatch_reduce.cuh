@@ -7,6 +7,7 @@
 
 #include <fold/util/macros.cuh>
 
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/dispatch/kernels_reduce.cuh>
@@ -304,6 +305,10 @@ struct DispatchReduce
     if (d_temp_storage != nullptr && ((num_items > 0 && is_null(in)) || is_null(out)))
     {
       return cudaErrorInvalidValue;
+    }
+    if (d_temp_storage == arguments_only())
+    {
+      return cudaSuccess; // a one-call form's check of the pointers, before it allocates
     }
     DeviceFacts facts;
     if (const cudaError_t error = device_facts(facts); error != cudaSuccess)

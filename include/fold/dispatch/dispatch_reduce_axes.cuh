@@ -15,6 +15,7 @@
 //! operator need only be associative, and every step's tree depends only on the shape.
 #pragma once
 
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/detail/reduction.cuh>
 #include <fold/dispatch/dispatch_segmented_reduce.cuh>
@@ -88,14 +89,10 @@ make_axes_plan(const Extents& shape, const Axes& axes, bool whole_columns = fals
   {
     return plan;
   }
-  // The item count must fit in int64_t (a zero extent makes it 0 whatever the others are).
-  bool any_zero = false;
-  for (int d = 0; d < shape.rank; ++d)
-  {
-    any_zero = any_zero || shape.dims[d] == 0;
-  }
+  // The product of the nonzero extents must fit in int64_t: the item count, and with a zero extent the output count
+  // and every merged extent, which would overflow otherwise (a zero extent makes the item count 0, not the others).
   std::int64_t product = 1;
-  for (int d = 0; d < shape.rank && !any_zero; ++d)
+  for (int d = 0; d < shape.rank; ++d)
   {
     if (shape.dims[d] > 0 && product > INT64_MAX / shape.dims[d])
     {
@@ -680,6 +677,10 @@ struct DispatchReduceAxes
     {
       return cudaErrorInvalidValue;
     }
+    if (d_temp_storage == arguments_only())
+    {
+      return cudaSuccess; // a one-call form's check of the pointers, before it allocates
+    }
     constexpr std::size_t align = alignof(AccumT) > 16 ? alignof(AccumT) : 16;
     if (plan.outputs == 0)
     {
@@ -765,13 +766,25 @@ struct DispatchReduceAxes
         return error;
       }
     }
-    auto round                  = [](std::size_t x) { return (x + align - 1) / align * align; };
-    const std::size_t second    = round(buffer_items[0] * sizeof(AccumT));
-    const std::size_t partials  = second + round(buffer_items[1] * sizeof(AccumT));
-    const std::size_t ready     = partials + round(partial_items * sizeof(AccumT));
-    const std::size_t counting  = ready + (words > 0 ? round(sizeof(unsigned long long)) : 0);
-    const std::size_t segmented = counting + round(words * sizeof(unsigned));
-    const std::size_t bytes     = align - 1 + segmented + segmented_bytes + 1;
+    // Each part's bytes, rounded up to `align`. A part beyond 2^61 bytes is refused (with an iterator's input the
+    // intermediate results can number 2^61 and more, whose bytes would wrap around to a small size), so that the sum
+    // of the parts cannot wrap either.
+    bool too_large = false;
+    auto part      = [&](std::size_t items, std::size_t size)
+    {
+      too_large = too_large || items > (SIZE_MAX / 8) / size;
+      return too_large ? std::size_t{0} : (items * size + align - 1) / align * align;
+    };
+    const std::size_t second    = part(buffer_items[0], sizeof(AccumT));
+    const std::size_t partials  = second + part(buffer_items[1], sizeof(AccumT));
+    const std::size_t ready     = partials + part(partial_items, sizeof(AccumT));
+    const std::size_t counting  = ready + (words > 0 ? part(1, sizeof(unsigned long long)) : 0);
+    const std::size_t segmented = counting + part(words, sizeof(unsigned));
+    if (too_large || segmented_bytes > SIZE_MAX / 8)
+    {
+      return cudaErrorInvalidValue;
+    }
+    const std::size_t bytes = align - 1 + segmented + segmented_bytes + 1;
     if (d_temp_storage == nullptr)
     {
       temp_storage_bytes = bytes;

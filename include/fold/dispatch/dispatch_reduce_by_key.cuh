@@ -7,6 +7,7 @@
 
 #include <fold/util/macros.cuh>
 
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/dispatch/dispatch_reduce.cuh>
 #include <fold/dispatch/kernels_reduce_by_key.cuh>
@@ -130,8 +131,16 @@ cudaError_t reduce_by_key(void* d_temp_storage,
     temp_storage_bytes = layout.bytes;
     return cudaSuccess;
   }
-  if (temp_storage_bytes < layout.bytes || is_null(num_runs_out) ||
+  if (is_null(num_runs_out) ||
       (items > 0 && (is_null(keys_in) || is_null(values_in) || is_null(unique_out) || is_null(aggregates_out))))
+  {
+    return cudaErrorInvalidValue;
+  }
+  if (d_temp_storage == arguments_only())
+  {
+    return cudaSuccess; // a one-call form's check of the pointers, before it allocates
+  }
+  if (temp_storage_bytes < layout.bytes)
   {
     return cudaErrorInvalidValue;
   }

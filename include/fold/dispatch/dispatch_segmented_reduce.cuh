@@ -8,6 +8,7 @@
 
 #include <fold/util/macros.cuh>
 
+#include <fold/detail/one_call.cuh>
 #include <fold/detail/output.cuh>
 #include <fold/dispatch/kernels_segmented_reduce.cuh>
 #include <fold/dispatch/launch.cuh>
@@ -37,6 +38,19 @@ struct FixedOffsets
 
   FOLD_HOST_DEVICE constexpr std::int64_t operator[](std::int64_t i) const { return i * size + shift; }
 };
+
+//! Whether segments with these offsets can hold an item, so that the input is read: always where the offsets are
+//! read on the device; not for fixed-size segments of no items (an empty reduced axis, `segment_size` 0), whose
+//! input may then be null, as `DeviceReduce`'s may for no items.
+template <typename BeginOffsetIteratorT, typename EndOffsetIteratorT>
+FOLD_HOST_DEVICE constexpr bool may_hold_items(const BeginOffsetIteratorT&, const EndOffsetIteratorT&)
+{
+  return true;
+}
+FOLD_HOST_DEVICE constexpr bool may_hold_items(const FixedOffsets& begins, const FixedOffsets& ends)
+{
+  return !(begins.size == ends.size && ends.shift <= begins.shift);
+}
 
 //! Where each part of the temporary storage starts, from an aligned base.
 struct SegmentedLayout
@@ -346,9 +360,13 @@ struct DispatchSegmentedReduce
       return cudaErrorInvalidValue;
     }
     if (d_temp_storage != nullptr && num_segments > 0 &&
-        (is_null(in) || is_null(out) || is_null(begins) || is_null(ends)))
+        ((may_hold_items(begins, ends) && is_null(in)) || is_null(out) || is_null(begins) || is_null(ends)))
     {
       return cudaErrorInvalidValue;
+    }
+    if (d_temp_storage == arguments_only())
+    {
+      return cudaSuccess; // a one-call form's check of the pointers, before it allocates
     }
     if (num_segments == 0)
     {

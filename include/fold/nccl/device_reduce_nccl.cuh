@@ -144,7 +144,8 @@ inline ncclResult_t last_result()
 //! The shards of an array of which this rank holds `num_items_local` items, learned from every rank of `comm`
 //! (an `ncclAllGather` of the counts). Unlike the reductions, this call allocates (8 bytes per rank, on `stream`)
 //! and synchronises `stream`: make the shards once per layout, then reduce as often as needed. Every rank must
-//! call it. Returns `cudaErrorInvalidValue` for a negative count or a null `comm`, `nccl_error` when NCCL fails.
+//! call it. Returns `cudaErrorInvalidValue` for a negative count, a null `comm` or counts that add up to more than
+//! 2^63 - 1 items (`shards` then left as it was), `nccl_error` when NCCL fails.
 inline cudaError_t exchange_counts(std::int64_t num_items_local, Shards& shards, ncclComm_t comm, cudaStream_t stream)
 {
   detail::last_result_slot() = ncclSuccess;
@@ -181,11 +182,17 @@ inline cudaError_t exchange_counts(std::int64_t num_items_local, Shards& shards,
   const cudaError_t freed  = cudaFreeAsync(d_counts, stream);
   const cudaError_t synced = cudaStreamSynchronize(stream);
   error                    = error != cudaSuccess ? error : freed != cudaSuccess ? freed : synced;
-  if (error == cudaSuccess)
+  if (error != cudaSuccess)
   {
-    shards = Shards{counts};
+    return error;
   }
-  return error;
+  const Shards exchanged{counts};
+  if (!exchanged.valid())
+  {
+    return cudaErrorInvalidValue; // the counts add up to more than 2^63 - 1 items
+  }
+  shards = exchanged;
+  return cudaSuccess;
 }
 
 //! Reductions over the concatenation, in rank order, of every rank's `d_in[0, shards.count(rank))`, the rank being
