@@ -179,3 +179,20 @@ TEST_CASE("DeviceReduceAxes refuses a shape whose output count or storage would 
     CHECK(out == -7.0f);
   }
 }
+
+TEST_CASE("A one-call form checks the run's pointers before it allocates, so without a device a null output is "
+          "still cudaErrorInvalidValue",
+          "[device][one_call][errors][no-device]")
+{
+  REQUIRE(devices_hidden);
+  // An order-preserving operator over the first axis: the size query needs no device (see above), so the one-call
+  // form reaches its check of the pointers, which comes before the allocation that would need the device.
+  std::vector<float> in(1024 * 1024, 1.0f), out(1024, -7.0f);
+  CHECK(fold::DeviceReduceAxes::Reduce(in.data(), static_cast<float*>(nullptr), {1024, 1024}, {0}, FirstOf{}, -1.0f) ==
+        cudaErrorInvalidValue);
+  // With an output, the allocation (or the run) meets the missing device.
+  const cudaError_t error = fold::DeviceReduceAxes::Reduce(in.data(), out.data(), {1024, 1024}, {0}, FirstOf{}, -1.0f);
+  INFO(cudaGetErrorName(error));
+  CHECK(no_device_error(error));
+  CHECK(std::all_of(out.begin(), out.end(), [](float x) { return x == -7.0f; }));
+}
