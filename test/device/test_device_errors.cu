@@ -253,6 +253,67 @@ TEST_CASE("DeviceReduce: each bad input returns its error, queues nothing and le
   }
 }
 
+TEST_CASE("DeviceReduce::ReduceByKey: each bad input returns its error, queues nothing and leaves the outputs alone",
+          "[device][by_key][errors]")
+{
+  const auto values = fold_test::random_values<float>(big_n, 17, fold_test::Values::full_range);
+  std::vector<int> keys(big_n);
+  for (std::int64_t i = 0; i < big_n; ++i)
+  {
+    keys[i] = static_cast<int>(i / 7); // runs of 7
+  }
+  DeviceBuffer<float> in(values), aggregates(big_n);
+  DeviceBuffer<int> d_keys(keys), unique(big_n), runs(1);
+  const int* k   = d_keys.get();
+  const float* v = in.get();
+  auto by_key    = [&](const int* keys_in,
+                    int* unique_out,
+                    const float* values_in,
+                    float* aggregates_out,
+                    int* runs_out,
+                    std::int64_t n)
+  {
+    return Call(
+        [=](void* t, std::size_t& b, cudaStream_t s)
+        {
+          return fold::DeviceReduce::ReduceByKey(
+              t, b, keys_in, unique_out, values_in, aggregates_out, runs_out, fold::Sum{}, n, s);
+        });
+  };
+  check_storage_rows(by_key(k, unique.get(), v, aggregates.get(), runs.get(), big_n), aggregates);
+
+  std::size_t bytes = 0;
+  CUDA_REQUIRE(by_key(k, unique.get(), v, aggregates.get(), runs.get(), big_n)(nullptr, bytes, 0));
+  DeviceBuffer<unsigned char> temp(bytes + slack);
+  SECTION("null pointers with items; a null run count always")
+  {
+    for (const auto& [name, call] : std::vector<std::pair<const char*, Call>>{
+             {"keys", by_key(nullptr, unique.get(), v, aggregates.get(), runs.get(), big_n)},
+             {"unique keys", by_key(k, nullptr, v, aggregates.get(), runs.get(), big_n)},
+             {"values", by_key(k, unique.get(), nullptr, aggregates.get(), runs.get(), big_n)},
+             {"aggregates", by_key(k, unique.get(), v, nullptr, runs.get(), big_n)},
+             {"run count", by_key(k, unique.get(), v, aggregates.get(), nullptr, big_n)},
+             {"run count, no items", by_key(k, unique.get(), v, aggregates.get(), nullptr, 0)},
+         })
+    {
+      INFO("null " << name);
+      expect_rejected(call, aggregates, temp, bytes, cudaErrorInvalidValue);
+    }
+  }
+  SECTION("a negative count, as a run and as a size query")
+  {
+    for (bool query : {false, true})
+    {
+      expect_rejected(by_key(k, unique.get(), v, aggregates.get(), runs.get(), -1),
+                      aggregates,
+                      temp,
+                      bytes,
+                      cudaErrorInvalidValue,
+                      query);
+    }
+  }
+}
+
 TEST_CASE("DeviceSegmentedReduce: each bad input returns its error, queues nothing and leaves the output alone",
           "[device][segmented][errors]")
 {
