@@ -359,6 +359,14 @@ TEST_CASE("DeviceSegmentedReduce: each bad input returns its error, queues nothi
     expect_rejected(sum(d_in, nullptr, segments, begins, ends), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, d_out, segments, nullptr, ends), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, d_out, segments, begins, nullptr), out, temp, bytes, cudaErrorInvalidValue);
+    // ArgMax: either half of the pair output, or the input.
+    auto arg_max_of = [&](const float* i, fold::KeyValuePair<int, float>* o)
+    {
+      return Call([=](void* t, std::size_t& b, cudaStream_t s)
+                  { return fold::DeviceSegmentedReduce::ArgMax(t, b, i, o, segments, begins, ends, s); });
+    };
+    expect_rejected(arg_max_of(nullptr, pairs.get()), pairs, temp, bytes, cudaErrorInvalidValue);
+    expect_rejected(arg_max_of(d_in, nullptr), pairs, temp, bytes, cudaErrorInvalidValue);
   }
   SECTION("a negative count or size; fixed-size segments of more than 2^63 - 1 items in all")
   {
@@ -446,6 +454,27 @@ TEST_CASE("DeviceReduceAxes: each bad input returns its error, queues nothing an
     expect_rejected(sum(nullptr, d_out, {64, 96, 40}, {0, 2}), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, nullptr, {64, 96, 40}, {0, 2}), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, nullptr, {64, 0, 40}, {1}), out, temp, bytes, cudaErrorInvalidValue); // writes init
+    // Max and Reduce take other kernels (order keys; an operator of the caller's): the same checks.
+    expect_rejected(
+        Call(
+            [&](void* t, std::size_t& b, cudaStream_t s) {
+              return fold::DeviceReduceAxes::Max(t, b, d_in, static_cast<float*>(nullptr), {64, 96, 40}, {0, 2}, s);
+            }),
+        out,
+        temp,
+        bytes,
+        cudaErrorInvalidValue);
+    expect_rejected(
+        Call(
+            [&](void* t, std::size_t& b, cudaStream_t s)
+            {
+              return fold::DeviceReduceAxes::Reduce(
+                  t, b, static_cast<const float*>(nullptr), d_out, {64, 96, 40}, {0, 2}, fold::Min{}, 1.0f, s);
+            }),
+        out,
+        temp,
+        bytes,
+        cudaErrorInvalidValue);
   }
   SECTION("an empty reduced axis reads no item: a null input is accepted, and every output gets init")
   {
