@@ -509,10 +509,44 @@ TEST_CASE("A stream CUDA refuses: the runtime's error, nothing queued or written
         Call([=](void* t, std::size_t& b, cudaStream_t s) { return fold::DeviceReduce::Sum(t, b, d_in, d_out, n, s); }),
         out);
   }
-  INFO("DeviceSegmentedReduce::Sum");
-  expect_stream_rejected(Call([=](void* t, std::size_t& b, cudaStream_t s)
-                              { return fold::DeviceSegmentedReduce::Sum(t, b, d_in, d_out, 1000, 3000, s); }),
-                         out);
+  {
+    INFO("DeviceSegmentedReduce::Sum");
+    expect_stream_rejected(Call([=](void* t, std::size_t& b, cudaStream_t s)
+                                { return fold::DeviceSegmentedReduce::Sum(t, b, d_in, d_out, 1000, 3000, s); }),
+                           out);
+  }
+  {
+    INFO("DeviceSegmentedReduce::Sum through offsets (a clear, then two kernels)");
+    std::vector<int> offsets(1001);
+    for (int i = 0; i <= 1000; ++i)
+    {
+      offsets[i] = i * 3000;
+    }
+    DeviceBuffer<int> d_offsets(offsets);
+    const int* begins = d_offsets.get();
+    expect_stream_rejected(
+        Call([=](void* t, std::size_t& b, cudaStream_t s)
+             { return fold::DeviceSegmentedReduce::Sum(t, b, d_in, d_out, 1000, begins, begins + 1, s); }),
+        out);
+  }
+  {
+    INFO("DeviceReduce::ReduceByKey (a memset of its tile states under capture)");
+    std::vector<int> keys(big_n);
+    for (std::int64_t i = 0; i < big_n; ++i)
+    {
+      keys[i] = static_cast<int>(i / 5);
+    }
+    DeviceBuffer<int> d_keys(keys), unique(big_n), runs(1);
+    DeviceBuffer<float> aggregates(big_n);
+    const int* k = d_keys.get();
+    int* u       = unique.get();
+    int* r       = runs.get();
+    float* a     = aggregates.get();
+    expect_stream_rejected(
+        Call([=](void* t, std::size_t& b, cudaStream_t s)
+             { return fold::DeviceReduce::ReduceByKey(t, b, k, u, d_in, a, r, fold::Sum{}, big_n, s); }),
+        aggregates);
+  }
   for (const fold::Axes& axes : {fold::Axes{0}, fold::Axes{2}})
   {
     INFO("DeviceReduceAxes::Sum");
