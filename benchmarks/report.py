@@ -388,6 +388,16 @@ def stream_peak_frac(r, who="fold"):
     return r[who + "_peak_frac"] * r[who + "_us"] / t if t and r.get(who + "_us") else None
 
 
+def peak_figures(sel, bound, target, frac, label):
+    """fold's fraction of the peak `frac(r)` over the cases `sel` (min / median / max), and those of `bound` below
+    `target`, named by `label(r)`: one line of the summary."""
+    v = sorted(frac(r) for r in sel)
+    low = sorted((r for r in bound if frac(r) < target), key=frac)
+    return "%.1f / %.1f / %.1f%%; below %d%%: %d of %d%s" % (
+        100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], round(100 * target), len(low), len(bound),
+        (" (" + ", ".join("%s %.1f%%" % (label(r), 100 * frac(r)) for r in low) + ")") if low else "")
+
+
 def segmented_summary(rows, torch, w):
     """Issue 19's figures: fold's % of the datasheet peak per group (target >= 80%, >= 90% through the fixed-size
     overload), for one call and back to back, the cases where cub or torch is faster."""
@@ -404,34 +414,19 @@ def segmented_summary(rows, torch, w):
             bound = [r for r in sel if not r["dist"].startswith(APART) or r.get("mean_length", 0) >= 256]
             mixed = len({(r["op"], r["type"]) for r in sel}) > 1
             label = lambda r: "%s/%s/%s" % (r["op"], r["type"], r["dist"]) if mixed else r["dist"]
-
-            def figures(frac):
-                v = sorted(frac(r) for r in sel)
-                low = sorted((r for r in bound if frac(r) < target), key=frac)
-                return "%.1f / %.1f / %.1f%%; below %d%%: %d of %d%s" % (
-                    100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], round(100 * target), len(low), len(bound),
-                    (" (" + ", ".join("%s %.1f%%" % (label(r), 100 * frac(r)) for r in low) + ")") if low else "")
-
-            w("- %s: %s\n" % (title.split(" (")[0], figures(lambda r: r["fold_peak_frac"])))
+            w("- %s: %s\n" % (title.split(" (")[0],
+                              peak_figures(sel, bound, target, lambda r: r["fold_peak_frac"], label)))
             if all(stream_peak_frac(r) for r in sel):
-                w("  - back to back: %s\n" % figures(stream_peak_frac))
+                w("  - back to back: %s\n" % peak_figures(sel, bound, target, stream_peak_frac, label))
     axes = [r for r in rows if r["kind"] == "axes"]
     if axes:
         # Issue 19's axis target: >= 85% of the peak at >= 256 MB (below that: never slower than torch.sum).
         big = [r for r in axes if r["bytes"] >= 2 ** 28]
-
-        def axes_figures(frac):
-            v = sorted(frac(r) for r in big)
-            low = sorted((r for r in big if frac(r) < 0.85), key=frac)
-            return "%.1f / %.1f / %.1f%%; below 85%%: %d of %d%s" % (
-                100 * v[0], 100 * v[len(v) // 2], 100 * v[-1], len(low), len(big),
-                (" (" + ", ".join("%s %.1f%%" % (r["name"][len("axes/"):], 100 * frac(r)) for r in low) + ")")
-                if low else "")
-
+        label = lambda r: r["name"][len("axes/"):]
         if big:
-            w("- Axes, at 256 MB or more: %s\n" % axes_figures(lambda r: r["fold_peak_frac"]))
+            w("- Axes, at 256 MB or more: %s\n" % peak_figures(big, big, 0.85, lambda r: r["fold_peak_frac"], label))
             if all(stream_peak_frac(r) for r in big):
-                w("  - back to back: %s\n" % axes_figures(stream_peak_frac))
+                w("  - back to back: %s\n" % peak_figures(big, big, 0.85, stream_peak_frac, label))
     whole = [r for r in rows if r["kind"] == "whole"]
     if whole:
         w("\nThe same bytes as one array (`DeviceReduce::Sum`, the most a segmentation of them reads at), one call: "
