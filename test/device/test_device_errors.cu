@@ -117,6 +117,18 @@ cudaError_t run(const Call& call, DeviceBuffer<unsigned char>& temp, std::size_t
   return error;
 }
 
+//! A call that must succeed: `out` poisoned, the size query (`expect_query`), then a run with exactly that storage;
+//! returns `out` as it left it.
+template <typename OutT>
+std::vector<OutT> run_accepted(const Call& call, DeviceBuffer<OutT>& out)
+{
+  out.poison();
+  const std::size_t bytes = expect_query(call, out);
+  DeviceBuffer<unsigned char> temp(bytes);
+  CHECK(run(call, temp, bytes) == cudaSuccess);
+  return out.to_host();
+}
+
 //! The stream-independent half of the matrix for a call of `n` items: a size query, then one byte too little
 //! storage, then (to show the call itself is good) a run with exactly the size asked for.
 template <typename OutT>
@@ -383,11 +395,7 @@ TEST_CASE("DeviceSegmentedReduce: each bad input returns its error, queues nothi
   {
     const Call empty = [&](void* t, std::size_t& b, cudaStream_t s)
     { return fold::DeviceSegmentedReduce::Sum(t, b, static_cast<const float*>(nullptr), d_out, segments, 0, s); };
-    out.poison();
-    const std::size_t need = expect_query(empty, out);
-    DeviceBuffer<unsigned char> storage(need);
-    CHECK(run(empty, storage, need) == cudaSuccess);
-    const auto got = out.to_host();
+    const auto got = run_accepted(empty, out);
     CHECK(std::all_of(got.begin(), got.end(), [](float x) { return x == 0.0f; }));
   }
   SECTION("zero segments: success, a size, nothing queued, even with null pointers")
@@ -479,11 +487,7 @@ TEST_CASE("DeviceReduceAxes: each bad input returns its error, queues nothing an
   SECTION("an empty reduced axis reads no item: a null input is accepted, and every output gets init")
   {
     const Call empty = sum(nullptr, d_out, {64, 0, 40}, {1});
-    out.poison();
-    const std::size_t need = expect_query(empty, out);
-    DeviceBuffer<unsigned char> storage(need);
-    CHECK(run(empty, storage, need) == cudaSuccess);
-    const auto got = out.to_host();
+    const auto got   = run_accepted(empty, out);
     CHECK(std::all_of(got.begin(), got.begin() + 64 * 40, [](float x) { return x == 0.0f; }));
     const auto* past = reinterpret_cast<const unsigned char*>(got.data() + 64 * 40); // the rest of `out`: untouched
     CHECK(std::all_of(past,
