@@ -122,6 +122,8 @@ TEST_CASE("Order keys order float and double as < does, -0.0 below +0.0, NaNs at
 
 TEST_CASE("flip_negative flips the magnitude bits of negative words, and is its own inverse", "[order-key]")
 {
+  check_flip<std::int8_t>(23);
+  check_flip<std::int16_t>(24);
   check_flip<std::int32_t>(21);
   check_flip<std::int64_t>(22);
 }
