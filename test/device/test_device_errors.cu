@@ -463,26 +463,16 @@ TEST_CASE("DeviceReduceAxes: each bad input returns its error, queues nothing an
     expect_rejected(sum(d_in, nullptr, {64, 96, 40}, {0, 2}), out, temp, bytes, cudaErrorInvalidValue);
     expect_rejected(sum(d_in, nullptr, {64, 0, 40}, {1}), out, temp, bytes, cudaErrorInvalidValue); // writes init
     // Max and Reduce take other kernels (order keys; an operator of the caller's): the same checks.
-    expect_rejected(
-        Call(
-            [&](void* t, std::size_t& b, cudaStream_t s) {
-              return fold::DeviceReduceAxes::Max(t, b, d_in, static_cast<float*>(nullptr), {64, 96, 40}, {0, 2}, s);
-            }),
-        out,
-        temp,
-        bytes,
-        cudaErrorInvalidValue);
-    expect_rejected(
-        Call(
-            [&](void* t, std::size_t& b, cudaStream_t s)
-            {
-              return fold::DeviceReduceAxes::Reduce(
-                  t, b, static_cast<const float*>(nullptr), d_out, {64, 96, 40}, {0, 2}, fold::Min{}, 1.0f, s);
-            }),
-        out,
-        temp,
-        bytes,
-        cudaErrorInvalidValue);
+    const Call max_to_null = [&](void* t, std::size_t& b, cudaStream_t s) {
+      return fold::DeviceReduceAxes::Max(t, b, d_in, static_cast<float*>(nullptr), {64, 96, 40}, {0, 2}, s);
+    };
+    const Call reduce_from_null = [&](void* t, std::size_t& b, cudaStream_t s)
+    {
+      const auto* none = static_cast<const float*>(nullptr);
+      return fold::DeviceReduceAxes::Reduce(t, b, none, d_out, {64, 96, 40}, {0, 2}, fold::Min{}, 1.0f, s);
+    };
+    expect_rejected(max_to_null, out, temp, bytes, cudaErrorInvalidValue);
+    expect_rejected(reduce_from_null, out, temp, bytes, cudaErrorInvalidValue);
   }
   SECTION("an empty reduced axis reads no item: a null input is accepted, and every output gets init")
   {
