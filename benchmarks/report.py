@@ -5,7 +5,8 @@
   report.py plot   fold-bench.json    fold-bench.png    bandwidth vs size, fold, cub and the ceiling; a panel per type
   report.py ladder ladder-25.json ladder-30.json > docs/ladder.md
   report.py summary fold-bench.json [baseline.json]    geometric-mean fold/cub ratios by size, the cases slower
-                                                       than cub, % of peak at large sizes (docs/performance.md)
+                                                       than cub, % of peak at large sizes, a call's fixed cost
+                                                       against issue 21's targets (docs/performance.md)
   report.py all    <folder with the JSON>              table, plot and ladder, into benchmarks/results/ and docs/
   report.py fused  <folder with the JSON>              fused-bench.{json,md} and torch-fused.json into
                                                        benchmarks/results/
@@ -249,6 +250,50 @@ def summary(path, baseline=None, out=sys.stdout):
         w(line + "\n")
     targets(core, w)
     modes(rows, w)
+    fixed_cost(context, rows, w)
+
+
+ITEM_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "half": 2, "bfloat16": 2, "int32": 4, "float": 4, "int64": 8,
+              "double": 8}
+
+
+def fixed_cost(context, rows, w):
+    """What a call's fixed cost leaves of issue 21's targets: fold's Sum time fitted, per type and mode, as
+    fixed + bytes / rate (least squares over its sizes of 64 MiB and more, where the fit is a line), then the
+    budget each target leaves for the fixed cost once the bytes are read at the measured ceiling:
+    bytes / (target x peak) - bytes / ceiling. A call whose fixed cost passes the budget cannot meet the target at
+    that size, whatever its streaming rate."""
+    peak, ceiling = float(context["peak_GBps"]), float(context["ceiling_GBps"])
+    w("a call's fixed cost against issue 21's targets (Sum: fold's time = fixed + bytes / rate, least squares over "
+      "its sizes of 64 MiB or more; budget: the fixed cost a call may have and still meet the target with its bytes "
+      "read at the measured ceiling, %.0f GB/s):\n" % ceiling)
+    w("  %-8s %-6s %8s %9s   %s\n" % ("type", "mode", "fixed us", "rate GB/s",
+                                      "items: target %, budget us, fold's % of peak (the most its fixed cost allows)"))
+    for type_ in TYPES:
+        size = ITEM_BYTES[type_]
+        for mode in ("stream", "kernel"):
+            sel = [r for r in rows if r["op"] == "Sum" and r["type"] == type_ and r["mode"] == mode
+                   and r["n"] * size >= 64 << 20]
+            if len(sel) < 3:
+                continue
+            xs = [float(r["n"] * size) for r in sel]  # bytes; GB/s are 1e3 bytes a microsecond
+            ys = [r["fold_us"] for r in sel]
+            n, sx, sy = len(xs), sum(xs), sum(ys)
+            slope = (n * sum(x * y for x, y in zip(xs, ys)) - sx * sy) / (n * sum(x * x for x in xs) - sx * sx)
+            fixed = (sy - slope * sx) / n
+            by_n = {r["n"]: r for r in sel}
+            cells = []
+            for log2, target in ((26, 0.90), (28, 0.93), (30, 0.93)):
+                if (1 << log2) not in by_n:
+                    continue
+                bytes_ = float((1 << log2) * size)
+                at_ceiling = bytes_ / (ceiling * 1e3)
+                budget = bytes_ / (target * peak * 1e3) - at_ceiling
+                most = bytes_ / ((fixed + at_ceiling) * 1e3) / peak
+                cells.append("2^%d: %.0f, %s, %.1f (%.1f)" % (
+                    log2, 100 * target, "%.2f" % budget if budget > 0 else "none", 100 * by_n[1 << log2]["fold_peak_frac"],
+                    100 * most))
+            w("  %-8s %-6s %8.2f %9.0f   %s\n" % (type_, mode, fixed, 1 / slope / 1e3, "; ".join(cells)))
 
 
 def targets(core, w):
