@@ -8,7 +8,8 @@
                                                        than cub, % of peak at large sizes, a call's fixed cost
                                                        against issue 21's targets (docs/performance.md)
   report.py all    <folder with the JSON>              table, plot and ladder, into benchmarks/results/ and docs/
-  report.py fused  <folder with the JSON>              fused-bench.{json,md} and torch-fused.json into
+  report.py fused  <folder with the JSON>              fused-bench.{json,md} (from its fold-bench.json where it
+                                                       has no fused-bench.json) and torch-fused.json into
                                                        benchmarks/results/
   report.py segmented <folder with the JSON>           segmented-bench.{json,md,png}, torch-segmented.json and
                                                        torch-axes.json into benchmarks/results/ (from
@@ -703,10 +704,24 @@ def by_key(path):
     fig.savefig(base + ".png", dpi=110)
 
 
+FUSED_FAMILIES = ("MinMax", "ArgMinMax", "VarMean")
+FUSED_SIZES = (1 << 20, 1 << 24, 1 << 28, 1 << 30)
+
+
 def fused(src):
-    """MinMax, ArgMinMax and VarMean beside cub's two calls (fused-bench.json, from `fold-bench --full` filtered to
-    the fused families) and torch (torch-fused.json, `benchmarks/torch_fused.py`): fused-bench.md in results/."""
-    results = copy_into_results(src, ["fused-bench.json", "torch-fused.json"])
+    """MinMax, ArgMinMax and VarMean beside cub's two calls (fused-bench.json: `fold-bench --full`'s rows of the fused
+    families, one call, at 2^20, 2^24, 2^28 and 2^30 items; taken from the folder's fold-bench.json where it has no
+    fused-bench.json) and torch (torch-fused.json, `benchmarks/torch_fused.py`): fused-bench.md in results/."""
+    if not os.path.exists(os.path.join(src, "fused-bench.json")):
+        with open(os.path.join(src, "fold-bench.json")) as f:
+            full = json.load(f)
+        rows = [b for b in full["benchmarks"] if b["name"].split("/")[0] in FUSED_FAMILIES
+                and b["name"].split("/")[3] == "kernel" and int(b["name"].split("/")[2]) in FUSED_SIZES]
+        with open(os.path.join(HERE, "results", "fused-bench.json"), "w") as f:
+            json.dump({"context": full["context"], "benchmarks": rows}, f, indent=1)
+        results = copy_into_results(src, ["torch-fused.json"])
+    else:
+        results = copy_into_results(src, ["fused-bench.json", "torch-fused.json"])
     with open(os.path.join(results, "fused-bench.json")) as f:
         data = json.load(f)
     with open(os.path.join(results, "torch-fused.json")) as f:
