@@ -57,7 +57,7 @@ def load_bench(path):
             continue
         op, type_, n, mode = b["name"].split("/")[:4]
         rows.append(dict(op=op, type=type_, n=int(n), mode=mode,
-                         **{k: b[k] for k in b if k.endswith(("_us", "_frac", "GBps", "_over_cub", "_spread"))}))
+                         **{k: b[k] for k in b if k == "bytes" or k.endswith(("_us", "_frac", "GBps", "_over_cub", "_spread"))}))
     return data["context"], rows
 
 
@@ -254,10 +254,6 @@ def summary(path, baseline=None, out=sys.stdout):
     fixed_cost(context, rows, w)
 
 
-ITEM_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "half": 2, "bfloat16": 2, "int32": 4, "float": 4, "int64": 8,
-              "double": 8}
-
-
 def fixed_cost(context, rows, w):
     """What a call's fixed cost leaves of issue 21's targets: fold's Sum time fitted, per type and mode, as
     fixed + bytes / rate (least squares over its sizes of 64 MiB and more, where the fit is a line), then the
@@ -271,13 +267,12 @@ def fixed_cost(context, rows, w):
     w("  %-8s %-6s %8s %9s   %s\n" % ("type", "mode", "fixed us", "rate GB/s",
                                       "items: target %, budget us, fold's % of peak (the most its fixed cost allows)"))
     for type_ in TYPES:
-        size = ITEM_BYTES[type_]
         for mode in ("stream", "kernel"):
             sel = [r for r in rows if r["op"] == "Sum" and r["type"] == type_ and r["mode"] == mode
-                   and r["n"] * size >= 64 << 20]
+                   and r["bytes"] >= 64 << 20]
             if len(sel) < 3:
                 continue
-            xs = [float(r["n"] * size) for r in sel]  # bytes; GB/s are 1e3 bytes a microsecond
+            xs = [r["bytes"] for r in sel]  # GB/s are 1e3 bytes a microsecond
             ys = [r["fold_us"] for r in sel]
             n, sx, sy = len(xs), sum(xs), sum(ys)
             slope = (n * sum(x * y for x, y in zip(xs, ys)) - sx * sy) / (n * sum(x * x for x in xs) - sx * sx)
@@ -287,7 +282,7 @@ def fixed_cost(context, rows, w):
             for log2, target in ((26, 0.90), (28, 0.93), (30, 0.93)):
                 if (1 << log2) not in by_n:
                     continue
-                bytes_ = float((1 << log2) * size)
+                bytes_ = by_n[1 << log2]["bytes"]
                 at_ceiling = bytes_ / (ceiling * 1e3)
                 budget = bytes_ / (target * peak * 1e3) - at_ceiling
                 most = bytes_ / ((fixed + at_ceiling) * 1e3) / peak
