@@ -4,8 +4,8 @@
 #
 #   bash .ci/run                                          # here, on a clone: builds everything
 #   bash scripts/gpu-results-from-ci.sh pack [BUILD]      # here: BUILD (default build/release) -> .bin/ci-bench/
-#   PART=1 bash scripts/gpu-results-from-ci.sh run        # there, carrying .deps and .bin/ci-bench: fold-bench --full,
-#                                                         # the ladder at 2^25 and 2^30, torch's fused calls
+#   PART=1 bash scripts/gpu-results-from-ci.sh run        # there, carrying .deps and .bin/ci-bench: gpu-bench.sh
+#                                                         # (the ladder, fold-bench --full), torch's fused calls
 #   PART=2 bash scripts/gpu-results-from-ci.sh run        # there: fold-segmented-bench with torch (gpu-segmented.sh),
 #                                                         # then fold-bench --by-key --full
 #   python3 benchmarks/report.py all <part 1's out>       # here: fold-bench.{md,png}, summary.txt, docs/ladder.md
@@ -39,14 +39,10 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/dev
 t0=$(date +%s)
 case ${PART:-} in
   1)
-    "$BINS/fold-bench" --full --commit="$commit" --benchmark_out="$OUT/fold-bench.json" --benchmark_out_format=json \
-      >"$OUT/fold-bench.txt" 2>"$OUT/fold-bench.err" || { tail -5 "$OUT/fold-bench.err"; exit 1; }
-    for log2 in 25 30; do
-      "$BINS/fold-ladder" --log2=$log2 --json="$OUT/ladder-$log2.json" >"$OUT/ladder-$log2.txt" 2>&1 || exit 1
-    done
+    FOLD_COMMIT=$commit BINS=$BINS BUILD=${BUILD:-build-gpu} OUT=$OUT bash scripts/gpu-bench.sh >"$OUT/bench.log" 2>&1 \
+      || { tail -20 "$OUT/bench.log"; exit 1; }
     python3 benchmarks/torch_fused.py "$OUT/torch-fused.json" >"$OUT/torch-fused.txt" 2>&1 || tail -5 "$OUT/torch-fused.txt"
-    sed -n '1p;$p' "$OUT/fold-bench.txt"
-    tail -4 "$OUT/ladder-30.txt"
+    tail -3 "$OUT/bench.log"
     ;;
   2)
     FOLD_COMMIT=$commit BINS=$BINS BUILD=${BUILD:-build-gpu} OUT=$OUT bash scripts/gpu-segmented.sh >"$OUT/segmented.log" 2>&1 \
