@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // DeviceReduce::ReduceByKey against a host reference and cub::DeviceReduce::ReduceByKey: every mean run length
 // from single items to one run, sizes on the tile edges; the same bits on every run and on other streams for
-// floating-point sums; index order for a non-commutative operator; an equality operator; 64-bit counts past 2^31
-// items; empty input; bad arguments (nothing launched, nothing written); a CUDA graph replayed.
+// floating-point sums; keys and values at any alignment; index order for a non-commutative operator; an equality
+// operator; 64-bit counts past 2^31 items; empty input; bad arguments (nothing launched, nothing written); a CUDA
+// graph replayed.
 #include <fold/fold.cuh>
 
 #include "test_util.cuh"
@@ -15,6 +16,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace
@@ -100,17 +104,30 @@ Runs<KeyT, AccumT> reference(const std::vector<KeyT>& keys, const std::vector<Va
   return runs;
 }
 
-//! fold's result over device keys and values, with a count of type `CountT` (32- or 64-bit offsets): the runs,
-//! poisoned before; the outputs past the runs checked to be untouched.
+//! A device buffer's items, or items at a device pointer.
+template <typename T>
+const T* device_items(const DeviceBuffer<T>& buffer)
+{
+  return buffer.get();
+}
+template <typename T>
+const T* device_items(const T* items)
+{
+  return items;
+}
+
+//! fold's result over device keys and values (buffers, or pointers into them), with a count of type `CountT` (32- or
+//! 64-bit offsets): the runs, poisoned before; the outputs past the runs checked to be untouched.
 template <typename AccumT,
           typename CountT = std::size_t,
-          typename KeyT,
-          typename ValueT,
+          typename KeysT,
+          typename ValuesT,
           typename OpT,
           typename EqualT,
-          typename OptionT>
-Runs<KeyT, AccumT> fold_runs(const DeviceBuffer<KeyT>& d_keys,
-                             const DeviceBuffer<ValueT>& d_values,
+          typename OptionT,
+          typename KeyT = std::remove_cv_t<std::remove_pointer_t<decltype(device_items(std::declval<KeysT>()))>>>
+Runs<KeyT, AccumT> fold_runs(const KeysT& d_keys,
+                             const ValuesT& d_values,
                              std::size_t n,
                              OpT op,
                              EqualT equal,
@@ -128,9 +145,9 @@ Runs<KeyT, AccumT> fold_runs(const DeviceBuffer<KeyT>& d_keys,
       {
         return fold::DeviceReduce::ReduceByKey(temp,
                                                bytes,
-                                               d_keys.get(),
+                                               device_items(d_keys),
                                                d_unique.get(),
-                                               d_values.get(),
+                                               device_items(d_values),
                                                d_aggregates.get(),
                                                d_num_runs.get(),
                                                op,
@@ -155,6 +172,16 @@ Runs<KeyT, AccumT> fold_runs(const DeviceBuffer<KeyT>& d_keys,
   unique.resize(num_runs);
   aggregates.resize(num_runs);
   return {unique, aggregates};
+}
+
+//! `items` placed `shift` items into a device buffer of `items.size() + 8` (the rest random), so that a pointer to
+//! them lies off the buffer's 256-byte alignment.
+template <typename T>
+DeviceBuffer<T> shifted(const std::vector<T>& items, std::size_t shift)
+{
+  std::vector<T> padded = fold_test::random_values<T>(items.size() + 8, 77 + shift, fold_test::Values::full_range);
+  std::copy(items.begin(), items.end(), padded.begin() + static_cast<std::ptrdiff_t>(shift));
+  return DeviceBuffer<T>(padded);
 }
 
 //! cub's result, for the exact cases.
@@ -233,6 +260,57 @@ TEST_CASE("ReduceByKey sums int32 values by int32 keys as the host and cub do", 
       const auto theirs = cub_runs<std::int32_t>(d_keys, d_values, n, ::cuda::std::plus<>{});
       REQUIRE(theirs.keys == got.keys);
       REQUIRE(theirs.aggregates == got.aggregates);
+    }
+  }
+}
+
+TEST_CASE("ReduceByKey reads keys and values at any alignment: the same runs, and the same bits for float sums",
+          "[reduce_by_key]")
+{
+  // Keys and values 0 to 4 items off the buffers' 256-byte alignment (some 16-byte aligned, some not): every
+  // placement gives the host's runs and the aligned call's bits, whatever a tile's loads make of the alignment.
+  const std::size_t n = 5 * tile_of_int_pairs + 77;
+  for (const std::size_t mean : {std::size_t{1}, std::size_t{8}, std::size_t{1000}, std::size_t{0}})
+  {
+    const auto keys        = run_keys<std::int32_t>(n, mean, 31 * mean + 5);
+    const auto int_values  = fold_test::random_values<std::int32_t>(n, 5 + mean, fold_test::Values::full_range);
+    const auto real_values = fold_test::random_values<float>(n, 6 + mean, fold_test::Values::full_range);
+    const auto want        = reference<std::int32_t>(
+        keys,
+        int_values,
+        [](std::int32_t a, std::int32_t b)
+        { return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b)); },
+        [](std::int32_t a, std::int32_t b) { return a == b; });
+    const DeviceBuffer<std::int32_t> d_keys(keys);
+    const DeviceBuffer<float> d_real(real_values);
+    const auto aligned =
+        fold_runs<float>(d_keys, d_real, n, fold::Sum{}, ::cuda::std::equal_to<>{}, cudaStream_t{}, fold::run_to_run);
+    const std::pair<std::size_t, std::size_t> shifts[] = {{1, 0}, {0, 3}, {2, 2}, {4, 4}};
+    for (const auto& [key_shift, value_shift] : shifts)
+    {
+      INFO("mean run length " << mean << ", keys " << key_shift << " and values " << value_shift << " items in");
+      const auto k   = shifted(keys, key_shift);
+      const auto v   = shifted(int_values, value_shift);
+      const auto r   = shifted(real_values, value_shift);
+      const auto got = fold_runs<std::int32_t>(k.get() + key_shift,
+                                               v.get() + value_shift,
+                                               n,
+                                               fold::Sum{},
+                                               ::cuda::std::equal_to<>{},
+                                               cudaStream_t{},
+                                               fold::run_to_run);
+      REQUIRE(got.keys == want.keys);
+      REQUIRE(got.aggregates == want.aggregates);
+      const auto real = fold_runs<float>(k.get() + key_shift,
+                                         r.get() + value_shift,
+                                         n,
+                                         fold::Sum{},
+                                         ::cuda::std::equal_to<>{},
+                                         cudaStream_t{},
+                                         fold::run_to_run);
+      REQUIRE(real.keys == aligned.keys);
+      REQUIRE(std::memcmp(
+                  real.aggregates.data(), aligned.aggregates.data(), aligned.aggregates.size() * sizeof(float)) == 0);
     }
   }
 }
