@@ -104,6 +104,18 @@ Runs<KeyT, AccumT> reference(const std::vector<KeyT>& keys, const std::vector<Va
   return runs;
 }
 
+//! The host's runs of int32 values summed as the device sums them, wrapping (in uint32, bit for bit the same).
+Runs<std::int32_t, std::int32_t> wrapping_sums(const std::vector<std::int32_t>& keys,
+                                               const std::vector<std::int32_t>& values)
+{
+  return reference<std::int32_t>(
+      keys,
+      values,
+      [](std::int32_t a, std::int32_t b)
+      { return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b)); },
+      [](std::int32_t a, std::int32_t b) { return a == b; });
+}
+
 //! A device buffer's items, or items at a device pointer.
 template <typename T>
 const T* device_items(const DeviceBuffer<T>& buffer)
@@ -248,13 +260,7 @@ TEST_CASE("ReduceByKey sums int32 values by int32 keys as the host and cub do", 
       const DeviceBuffer<std::int32_t> d_keys(keys), d_values(values);
       const auto got = fold_runs<std::int32_t, int>(
           d_keys, d_values, n, fold::Sum{}, ::cuda::std::equal_to<>{}, cudaStream_t{}, fold::run_to_run);
-      // Wrapping int32 sums: the reference in uint32, bit for bit the same.
-      const auto want = reference<std::int32_t>(
-          keys,
-          values,
-          [](std::int32_t a, std::int32_t b)
-          { return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b)); },
-          [](std::int32_t a, std::int32_t b) { return a == b; });
+      const auto want = wrapping_sums(keys, values);
       REQUIRE(got.keys == want.keys);
       REQUIRE(got.aggregates == want.aggregates);
       const auto theirs = cub_runs<std::int32_t>(d_keys, d_values, n, ::cuda::std::plus<>{});
@@ -275,12 +281,7 @@ TEST_CASE("ReduceByKey reads keys and values at any alignment: the same runs, an
     const auto keys        = run_keys<std::int32_t>(n, mean, 31 * mean + 5);
     const auto int_values  = fold_test::random_values<std::int32_t>(n, 5 + mean, fold_test::Values::full_range);
     const auto real_values = fold_test::random_values<float>(n, 6 + mean, fold_test::Values::full_range);
-    const auto want        = reference<std::int32_t>(
-        keys,
-        int_values,
-        [](std::int32_t a, std::int32_t b)
-        { return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b)); },
-        [](std::int32_t a, std::int32_t b) { return a == b; });
+    const auto want        = wrapping_sums(keys, int_values);
     const DeviceBuffer<std::int32_t> d_keys(keys);
     const DeviceBuffer<float> d_real(real_values);
     const auto aligned =
@@ -289,25 +290,21 @@ TEST_CASE("ReduceByKey reads keys and values at any alignment: the same runs, an
     for (const auto& [key_shift, value_shift] : shifts)
     {
       INFO("mean run length " << mean << ", keys " << key_shift << " and values " << value_shift << " items in");
-      const auto k   = shifted(keys, key_shift);
-      const auto v   = shifted(int_values, value_shift);
-      const auto r   = shifted(real_values, value_shift);
-      const auto got = fold_runs<std::int32_t>(k.get() + key_shift,
-                                               v.get() + value_shift,
-                                               n,
-                                               fold::Sum{},
-                                               ::cuda::std::equal_to<>{},
-                                               cudaStream_t{},
-                                               fold::run_to_run);
+      const auto k                   = shifted(keys, key_shift);
+      const auto v                   = shifted(int_values, value_shift);
+      const auto r                   = shifted(real_values, value_shift);
+      const std::int32_t* keys_there = k.get() + key_shift;
+      // The runs of the shifted keys with `values` (shifted too), summed in `values`' type.
+      const auto sums_at = [&](const auto* values)
+      {
+        using ValueT = std::remove_cv_t<std::remove_pointer_t<decltype(values)>>;
+        return fold_runs<ValueT>(
+            keys_there, values, n, fold::Sum{}, ::cuda::std::equal_to<>{}, cudaStream_t{}, fold::run_to_run);
+      };
+      const auto got = sums_at(v.get() + value_shift);
       REQUIRE(got.keys == want.keys);
       REQUIRE(got.aggregates == want.aggregates);
-      const auto real = fold_runs<float>(k.get() + key_shift,
-                                         r.get() + value_shift,
-                                         n,
-                                         fold::Sum{},
-                                         ::cuda::std::equal_to<>{},
-                                         cudaStream_t{},
-                                         fold::run_to_run);
+      const auto real = sums_at(r.get() + value_shift);
       REQUIRE(real.keys == aligned.keys);
       REQUIRE(std::memcmp(
                   real.aggregates.data(), aligned.aggregates.data(), aligned.aggregates.size() * sizeof(float)) == 0);
