@@ -27,6 +27,9 @@
 #include <fold/util/type_traits.cuh>
 #include <fold/util/uninitialized.cuh>
 
+#include <cstdint>
+#include <type_traits>
+
 FOLD_NAMESPACE_BEGIN
 namespace detail
 {
@@ -57,8 +60,8 @@ public:
 
   struct TempStorage
   {
-    Uninitialized<KeyT, tile_items> keys;     //!< the tile's keys, then its unique keys
-    Uninitialized<AccumT, tile_items> values; //!< the tile's values, then the aggregates its heads close
+    alignas(16) Uninitialized<KeyT, tile_items> keys;     //!< the tile's keys, then its unique keys
+    alignas(16) Uninitialized<AccumT, tile_items> values; //!< the tile's values, then the aggregates its heads close
     typename ScanT::TempStorage scan;
     Uninitialized<OffsetT, 1> first_run; //!< the heads of the tiles before this one
   };
@@ -100,6 +103,43 @@ public:
   }
 
 private:
+  //! Whether full tiles may be copied into shared memory in 16-byte pieces (`copy_chunk_to_shared`): keys and values
+  //! read through pointers to the types kept in shared memory. They are where both pointers are 16-byte aligned.
+  static constexpr bool copies_pieces = std::is_pointer_v<KeysInputIteratorT> &&
+                                        std::is_pointer_v<ValuesInputIteratorT> &&
+                                        std::is_same_v<std::remove_cv_t<value_t<KeysInputIteratorT>>, KeyT> &&
+                                        std::is_same_v<std::remove_cv_t<value_t<ValuesInputIteratorT>>, AccumT> &&
+                                        std::is_trivially_copyable_v<KeyT> && std::is_trivially_copyable_v<AccumT>;
+
+  //! A warp's `32 x ItemsPerThread` items from `warp_first` on (of the tile at `keys_in`, `values_in`; those below
+  //! `tile_size` in the last tile) into its part of shared memory, coalesced: a full tile in 16-byte pieces where it
+  //! can (a tile and a warp's part are whole pieces for every type), else an item a lane at a time.
+  template <bool Last>
+  FOLD_DEVICE FOLD_FORCEINLINE void
+  LoadWarpPart(KeysInputIteratorT keys_in, ValuesInputIteratorT values_in, int warp_first, int lane, int tile_size)
+  {
+    if constexpr (!Last && copies_pieces)
+    {
+      if (((reinterpret_cast<std::uintptr_t>(keys_in_) | reinterpret_cast<std::uintptr_t>(values_in_)) & 15) == 0)
+      {
+        copy_chunk_to_shared<32 * ItemsPerThread>(storage_.keys.data() + warp_first, keys_in + warp_first, lane);
+        copy_chunk_to_shared<32 * ItemsPerThread>(storage_.values.data() + warp_first, values_in + warp_first, lane);
+        wait_for_copies();
+        return;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < ItemsPerThread; ++i)
+    {
+      const int index = warp_first + i * 32 + lane;
+      if (!Last || index < tile_size)
+      {
+        construct_at(storage_.keys.data() + index, static_cast<KeyT>(keys_in[index]));
+        construct_at(storage_.values.data() + index, static_cast<AccumT>(values_in[index]));
+      }
+    }
+  }
+
   //! One tile. `Last`: the call's last tile, which may be partly full and publishes nothing. The others are full
   //! and compiled without a bound check on any item: 3-7 % faster (docs/performance.md, "Groups of 32 tiles").
   template <bool Last>
@@ -116,16 +156,7 @@ private:
     // of ItemsPerThread items; no block-wide barrier.
     const int lane       = thread % 32;
     const int warp_first = (thread - lane) * ItemsPerThread;
-#pragma unroll
-    for (int i = 0; i < ItemsPerThread; ++i)
-    {
-      const int index = warp_first + i * 32 + lane;
-      if (!Last || index < tile_size)
-      {
-        construct_at(storage_.keys.data() + index, static_cast<KeyT>(keys_in[index]));
-        construct_at(storage_.values.data() + index, static_cast<AccumT>(values_in[index]));
-      }
-    }
+    LoadWarpPart<Last>(keys_in, values_in, warp_first, lane, tile_size);
     __syncwarp();
     const int first = thread * ItemsPerThread;
     const int valid = !Last                                ? ItemsPerThread // items of this thread
