@@ -101,7 +101,7 @@ FOLD_DEVICE FOLD_FORCEINLINE void copy_to_shared(T* to, IteratorT from, std::int
 //! A warp's `Count` items from `from` into shared memory at `to` (both 16-byte aligned, `Count` items a whole number
 //! of 16-byte pieces), lane `lane` every 32nd piece, by 16-byte `cp.async` (a 16-byte load and store before sm_80):
 //! nothing is held in registers until `wait_for_copies`. Taken by ReduceByKey's full tiles: 0.98-1.00 of the time of a
-//! copy an item a lane at a time on an H100, 0.977-0.991 for int32 keys with float values in runs of 1 to 8
+//! copy an item a lane at a time on an H100, 0.977-0.993 for int32 keys with float values in runs of 1 to 8
 //! (docs/performance.md, "ReduceByKey: 16-byte copies").
 template <int Count, typename T>
 FOLD_DEVICE FOLD_FORCEINLINE void copy_chunk_to_shared(T* to, const T* from, int lane)
