@@ -22,6 +22,7 @@
 #pragma once
 
 #include <fold/block/block_scan.cuh>
+#include <fold/block/block_stage.cuh>
 #include <fold/grid/run_tile_state.cuh>
 #include <fold/util/macros.cuh>
 #include <fold/util/type_traits.cuh>
@@ -103,27 +104,28 @@ public:
   }
 
 private:
-  //! Whether full tiles may be copied into shared memory in 16-byte pieces (`copy_chunk_to_shared`): keys and values
-  //! read through pointers to the types kept in shared memory. They are where both pointers are 16-byte aligned.
-  static constexpr bool copies_pieces = std::is_pointer_v<KeysInputIteratorT> &&
-                                        std::is_pointer_v<ValuesInputIteratorT> &&
-                                        std::is_same_v<std::remove_cv_t<value_t<KeysInputIteratorT>>, KeyT> &&
-                                        std::is_same_v<std::remove_cv_t<value_t<ValuesInputIteratorT>>, AccumT> &&
-                                        std::is_trivially_copyable_v<KeyT> && std::is_trivially_copyable_v<AccumT>;
+  //! Whether full tiles may be staged in 16-byte vectors (`stage_vectors_async`): keys and values read through
+  //! pointers to the types kept in shared memory (`KeyT` is the keys' own). They are where both of a tile's pointers
+  //! are 16-byte aligned; a tile and a warp's part of it are then whole vectors for every type.
+  static constexpr bool stages_vectors = std::is_pointer_v<KeysInputIteratorT> &&
+                                         std::is_pointer_v<ValuesInputIteratorT> &&
+                                         std::is_same_v<value_t<ValuesInputIteratorT>, AccumT> &&
+                                         std::is_trivially_copyable_v<KeyT> && std::is_trivially_copyable_v<AccumT>;
 
   //! A warp's `32 x ItemsPerThread` items from `warp_first` on (of the tile at `keys_in`, `values_in`; those below
-  //! `tile_size` in the last tile) into its part of shared memory, coalesced: a full tile in 16-byte pieces where it
-  //! can (a tile and a warp's part are whole pieces for every type), else an item a lane at a time.
+  //! `tile_size` in the last tile) into its part of shared memory, coalesced: a full tile in 16-byte vectors where it
+  //! can, else an item a lane at a time.
   template <bool Last>
   FOLD_DEVICE FOLD_FORCEINLINE void
   LoadWarpPart(KeysInputIteratorT keys_in, ValuesInputIteratorT values_in, int warp_first, int lane, int tile_size)
   {
-    if constexpr (!Last && copies_pieces)
+    if constexpr (!Last && stages_vectors)
     {
-      if (((reinterpret_cast<std::uintptr_t>(keys_in_) | reinterpret_cast<std::uintptr_t>(values_in_)) & 15) == 0)
+      if (((reinterpret_cast<std::uintptr_t>(keys_in) | reinterpret_cast<std::uintptr_t>(values_in)) & 15) == 0)
       {
-        copy_chunk_to_shared<32 * ItemsPerThread>(storage_.keys.data() + warp_first, keys_in + warp_first, lane);
-        copy_chunk_to_shared<32 * ItemsPerThread>(storage_.values.data() + warp_first, values_in + warp_first, lane);
+        constexpr int warp_items = 32 * ItemsPerThread;
+        stage_vectors_async<32, warp_items>(storage_.keys.data() + warp_first, keys_in + warp_first, lane);
+        stage_vectors_async<32, warp_items>(storage_.values.data() + warp_first, values_in + warp_first, lane);
         wait_for_copies();
         return;
       }

@@ -98,35 +98,8 @@ FOLD_DEVICE FOLD_FORCEINLINE void copy_to_shared(T* to, IteratorT from, std::int
   *to = static_cast<T>(from[i]);
 }
 
-//! A warp's `Count` items from `from` into shared memory at `to` (both 16-byte aligned, `Count` items a whole number
-//! of 16-byte pieces), lane `lane` every 32nd piece, by 16-byte `cp.async` (a 16-byte load and store before sm_80):
-//! nothing is held in registers until `wait_for_copies`. Taken by ReduceByKey's full tiles: 0.98-1.00 of the time of a
-//! copy an item a lane at a time on an H100, 0.977-0.993 for int32 keys with float values in runs of 1 to 8
-//! (docs/performance.md, "ReduceByKey: 16-byte copies").
-template <int Count, typename T>
-FOLD_DEVICE FOLD_FORCEINLINE void copy_chunk_to_shared(T* to, const T* from, int lane)
-{
-  static_assert(Count * sizeof(T) % 16 == 0, "copy_chunk_to_shared: a whole number of 16-byte pieces");
-  constexpr int pieces = static_cast<int>(Count * sizeof(T) / 16);
-#pragma unroll
-  for (int k = 0; k < (pieces + 31) / 32; ++k)
-  {
-    const int p = k * 32 + lane;
-    if (pieces % 32 == 0 || p < pieces)
-    {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                       static_cast<unsigned>(__cvta_generic_to_shared(reinterpret_cast<uint4*>(to) + p))),
-                   "l"(__cvta_generic_to_global(reinterpret_cast<const uint4*>(from) + p))
-                   : "memory");
-#else
-      reinterpret_cast<uint4*>(to)[p] = reinterpret_cast<const uint4*>(from)[p];
-#endif
-    }
-  }
-}
-
-//! Waits for this thread's `copy_to_shared` and `copy_chunk_to_shared` copies (other threads see them after a barrier).
+//! Waits for this thread's `copy_to_shared` and `stage_vectors_async` copies (other threads see them after a
+//! barrier).
 FOLD_DEVICE FOLD_FORCEINLINE void wait_for_copies()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
