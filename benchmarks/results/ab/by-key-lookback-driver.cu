@@ -61,7 +61,22 @@ int main(int argc, char** argv)
 {
   int reps = argc > 1 ? atoi(argv[1]) : 21;
   size_t n = size_t(1) << (argc > 2 ? atoi(argv[2]) : 26);
-  if (argc > 3) // any third argument: runs of 1 and 2 too (added for by-key-counts-57500f5.txt)
+  if (argc > 3 && argv[3][0] == 'd') // "d<mean>": int64/double in runs of <mean> alone (for ncu)
+  {
+    run<std::int64_t, double>("int64,double", n, static_cast<size_t>(atoll(argv[3] + 1)), reps);
+    return 0;
+  }
+  if (argc > 3 && argv[3][0] == 'w') // "w": int64/double in every run length, int32/float in runs of 2 and 8 only
+  {                                    // (added for by-key-pause-6f09514.txt)
+    for (size_t mean : {size_t(1), size_t(2), size_t(8), size_t(64), size_t(0)})
+    {
+      run<std::int64_t, double>("int64,double", n, mean, reps);
+    }
+    run<int, float>("int32,float", n, 2, reps);
+    run<int, float>("int32,float", n, 8, reps);
+    return 0;
+  }
+  if (argc > 3) // any other third argument: runs of 1 and 2 too (added for by-key-counts-57500f5.txt)
   {
     run<int, float>("int32,float", n, 1, reps);
     run<int, float>("int32,float", n, 2, reps);
