@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // A prototype, not library code (issue 19): short segments through offsets read by warps that stage their items in
-// shared memory by 16-byte cp.async, two stages a warp, so that one chunk's items are in flight while the warp folds
-// the one before; beside fold::DeviceSegmentedReduce::Sum and cub's on the same buffers (Sum over float, int offsets,
-// 2^26 items a case). What it measures: whether per-warp staging, with no block barrier, reads short and mixed
-// segments near the memory limit. Its fold is a plain left fold a segment (one thread each), not fold's tree, so its
-// results are checked against fold's to a relative 1e-4 only.
+// shared memory by 16-byte cp.async (CUDA's pipeline primitives, as block/block_stage.cuh), two stages a warp, so that
+// one chunk's items are in flight while the warp folds the one before; beside fold::DeviceSegmentedReduce::Sum and
+// cub's on the same buffers (Sum over float, int offsets, 2^26 items a case). What it measures: whether per-warp
+// staging, with no block barrier, reads short and mixed segments near the memory limit. Its fold is a plain left fold a
+// segment (one thread each), not fold's tree, so its results are checked against fold's to a relative 1e-4 only.
 //
 // Each warp takes a contiguous slice of the segments (equal counts) and walks it in chunks: the longest run of up to
 // 32 * K segments whose items fit a stage (`Stage` floats, the span aligned out to 16 bytes). A segment longer than a
 // stage is reduced by the warp from global memory (a strided loop and shuffles). Lane l folds the chunk's segments
 // l, l + 32, ... from the stage and writes their sums (variants a-d, by stage size and segments a chunk), or (e) groups
-// of 1-32 lanes a segment, by the chunk's mean length, each lane reading every g-th item (no bank conflicts in a group).
+// of 1-32 lanes a segment, by the chunk's mean length, each lane reading every g-th item (no bank conflicts in a
+// group).
+//
+// The segments are drawn here (std::mt19937_64, seed 12345), not by fold-segmented-bench's `make_lengths`: the names
+// follow the bench's shapes, but a log-normal length may be 0 here (the bench's are at least 1), so fold's figures
+// below are the ones timed beside the prototype on the same segments, not the bench's. The timing loop (the median
+// of 9 calls) is this driver's own, as measured; `median_us` in driver_util.cuh is the shared one. The copies were
+// inline `cp.async` PTX when measured (stop 87); CUDA's pipeline primitives now, with the same SASS (cuobjdump).
 //
 // Build: nvcc -std=c++17 -O3 -arch=sm_90 -I<tree>/include -o staged staged-warps-driver.cu
 // Run:   staged [rounds]
@@ -19,6 +26,8 @@
 #include <cub/device/device_segmented_reduce.cuh>
 
 #include "driver_util.cuh"
+
+#include <cuda_pipeline.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,21 +39,6 @@
 
 namespace
 {
-
-__device__ __forceinline__ void copy16(void* shared, const void* global)
-{
-  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(global) : "memory");
-}
-__device__ __forceinline__ void commit()
-{
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wait_groups()
-{
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
 
 //! Per warp: two stages of `Stage` floats (+4 for the span's alignment) and two of `32 * K + 1` offsets.
 template <int Stage, int K>
@@ -105,10 +99,10 @@ __global__ __launch_bounds__(Warps * 32) void staged_kernel(const float* in, con
       const int a1 = (space.offs[slot][m] + 3) & ~3;
       for (int vtx = lane; vtx < (a1 - a0) / 4; vtx += 32)
       {
-        copy16(&space.stage[slot][vtx * 4], in + a0 + vtx * 4);
+        __pipeline_memcpy_async(&space.stage[slot][vtx * 4], in + a0 + vtx * 4, 16);
       }
     }
-    commit();
+    __pipeline_commit();
   };
   auto fold_chunk = [&](int s, int m, int slot)
   {
@@ -203,7 +197,7 @@ __global__ __launch_bounds__(Warps * 32) void staged_kernel(const float* in, con
     {
       load_offsets(s2); // in flight through the fold below
     }
-    wait_groups<1>();
+    __pipeline_wait_prior(1);
     __syncwarp();
     if (m0 > 0)
     {
@@ -220,7 +214,7 @@ __global__ __launch_bounds__(Warps * 32) void staged_kernel(const float* in, con
     }
     s0 = s1, m0 = m1, s1 = s2, slot ^= 1;
   }
-  wait_groups<0>();
+  __pipeline_wait_prior(0);
 }
 
 struct Case
