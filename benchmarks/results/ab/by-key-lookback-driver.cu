@@ -76,6 +76,30 @@ int main(int argc, char** argv)
     run<int, float>("int32,float", n, 8, reps);
     return 0;
   }
+  if (argc > 3 && argv[3][0] == 'o') // "o": the bench's other pairs over the same run lengths (for by-key-dense-pause)
+  {
+    for (size_t mean : {size_t(1), size_t(2), size_t(4), size_t(8), size_t(16), size_t(32), size_t(64)})
+    {
+      run<std::int64_t, float>("int64,float", n, mean, reps);
+      run<std::int64_t, int>("int64,int32", n, mean, reps);
+      run<int, double>("int32,double", n, mean, reps);
+      run<int, int>("int32,int32", n, mean, reps);
+    }
+    return 0;
+  }
+  if (argc > 3 && (argv[3][0] == 'r' || argv[3][0] == 'R')) // "r": both pairs over the run lengths around the
+  {                                    // pauses' crossover; "R": the dense ones alone (added for by-key-dense-pause)
+    const bool all = argv[3][0] == 'r';
+    for (size_t mean : {size_t(1), size_t(2), size_t(8), size_t(16), size_t(32), size_t(64), size_t(0)})
+    {
+      if (all || mean <= 8) run<std::int64_t, double>("int64,double", n, mean, reps);
+    }
+    for (size_t mean : {size_t(1), size_t(2), size_t(4), size_t(8), size_t(1024), size_t(0)})
+    {
+      if (all || (mean >= 2 && mean <= 8)) run<int, float>("int32,float", n, mean, reps);
+    }
+    return 0;
+  }
   if (argc > 3) // any other third argument: runs of 1 and 2 too (added for by-key-counts-57500f5.txt)
   {
     run<int, float>("int32,float", n, 1, reps);

@@ -254,7 +254,7 @@ private:
     // docs/performance.md), while the other warps walk theirs.
     if (tile > 0 && thread < 32)
     {
-      const OffsetT found = counts.exclusive_prefix(tile);
+      const OffsetT found = counts.exclusive_prefix(tile, static_cast<OffsetT>(tile_heads));
       if (thread == 0)
       {
         if (!Last)

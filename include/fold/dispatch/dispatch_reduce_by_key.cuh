@@ -179,7 +179,10 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                                        op,
                                        items,
                                        num_tiles,
-                                       CountsT(reinterpret_cast<typename CountsT::SlotT*>(base), call, pause_ns),
+                                       CountsT(reinterpret_cast<typename CountsT::SlotT*>(base),
+                                               call,
+                                               pause_ns,
+                                               static_cast<OffsetT>(tile / shape.dense_heads_divisor)),
                                        records);
       error != cudaSuccess || num_tiles <= 1)
   {
