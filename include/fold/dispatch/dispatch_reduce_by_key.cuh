@@ -182,7 +182,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                                        CountsT(reinterpret_cast<typename CountsT::SlotT*>(base),
                                                call,
                                                pause_ns,
-                                               static_cast<OffsetT>(tile / shape.dense_heads_divisor)),
+                                               static_cast<OffsetT>(shape.dense_heads)),
                                        records);
       error != cudaSuccess || num_tiles <= 1)
   {

@@ -246,9 +246,9 @@ struct ReduceByKeyShape
   int block_threads;
   int items_per_thread;
   int min_blocks; //!< blocks a multiprocessor must hold (`__launch_bounds__`): 3 of 256 threads, as cub's; 4 of 128
-  //! A tile of at least `block_threads * items_per_thread / dense_heads_divisor` run heads pauses twice as long
-  //! before its look-back (`run_look_back_pause_ns`): 4 for tiles of 256 threads, 16 for tiles of 128. Timing only.
-  int dense_heads_divisor;
+  //! A tile of at least this many run heads (their keys and values `run_dense_head_bytes` a thread) pauses twice as
+  //! long before its look-back (`run_look_back_pause_ns`). Timing only.
+  int dense_heads;
 };
 
 //! The chunks of ReduceByKey's fix-up (`AgentRunFixUp`): a block of this many threads, each on this many tiles'
@@ -261,15 +261,17 @@ inline constexpr int run_fix_up_tiles   = 1;
 
 //! ReduceByKey's look-back over the head counts pauses this long before its first read, once a call has more than
 //! `run_look_back_pause_waves` waves of tiles (a pause only delays the few tiles of a short call), and twice as long in
-//! a tile dense in heads (`ReduceByKeyShape::dense_heads_divisor`). Timing only: the counts, and so the bits, are the
-//! same without it. On an H100 at 2^26-2^28 items, against no pause: 350 ns 0.93-1.0 of the time, 1500 ns 0.89-0.96,
-//! 2500 ns and more 0.94-1.07 (docs/performance.md, "ReduceByKey: counts only"). Twice the pause in dense tiles,
-//! against 1500 ns everywhere: 0.962-0.986 of the time for runs of 1-8 items in tiles of 128 threads (int64 keys with
-//! double values), 0.977-0.985 for runs of 1-4 in tiles of 256 (int32 keys with float values); 3000 ns everywhere
-//! cost runs of 8 (256 threads) and of 16-64 (128) 1.035-1.07 and long runs up to 1.2 (docs/performance.md,
-//! "ReduceByKey: twice the pause in tiles dense in heads").
+//! a tile whose heads' keys and values come to at least `run_dense_head_bytes` a thread (`ReduceByKeyShape::
+//! dense_heads`). Timing only: the counts, and so the bits, are the same without it. On an H100 at 2^26-2^28 items,
+//! against no pause: 350 ns 0.93-1.0 of the time, 1500 ns 0.89-0.96, 2500 ns and more 0.94-1.07 (docs/performance.md,
+//! "ReduceByKey: counts only"). Twice the pause in the dense tiles, against 1500 ns everywhere (an H100, the bench's
+//! six pairs of key and value types): 0.962-0.993 of the time where runs average 1-2 items, 0.972-0.994 at 4
+//! (int32/float 0.990 at 2^28, 1.009 at 2^26 within cub's spread), int64/double 0.980-0.986 at 8; 3000 ns everywhere
+//! took runs of 8 and longer (16 for int64/double) 1.035-1.22 (docs/performance.md, "ReduceByKey: twice the pause in
+//! tiles dense in heads").
 inline constexpr unsigned int run_look_back_pause_ns = 1500;
 inline constexpr int run_look_back_pause_waves       = 4;
+inline constexpr int run_dense_head_bytes            = 40;
 
 template <typename KeyT, typename AccumT>
 FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
@@ -281,7 +283,7 @@ FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
   const int threads        = 256 * items * pair_bytes <= tile_bytes ? 256 : 128;
   items                    = threads * items * pair_bytes <= tile_bytes ? items : tile_bytes / (threads * pair_bytes);
   items                    = items < 1 ? 1 : items > 1 && items % 2 == 0 ? items - 1 : items;
-  return {threads, items, threads == 256 ? 3 : 4, threads == 256 ? 4 : 16};
+  return {threads, items, threads == 256 ? 3 : 4, (run_dense_head_bytes * threads + pair_bytes - 1) / pair_bytes};
 }
 
 //! DeviceReduce with an order-preserving operator reads each full tile in rows (one coalesced vector a lane per
