@@ -88,7 +88,8 @@ int main(int argc, char** argv)
     return 0;
   }
   if (argc > 3 && (argv[3][0] == 'r' || argv[3][0] == 'R')) // "r": both pairs over the run lengths around the
-  {                                    // pauses' crossover; "R": the dense ones alone (added for by-key-dense-pause)
+  { // pauses' crossover; "R": int64/double in runs of 1-8 and one run (mean 0 passes `mean <= 8`), int32/float in
+    // runs of 2-8 (added for by-key-dense-pause)
     const bool all = argv[3][0] == 'r';
     for (size_t mean : {size_t(1), size_t(2), size_t(8), size_t(16), size_t(32), size_t(64), size_t(0)})
     {

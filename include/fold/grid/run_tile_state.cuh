@@ -280,8 +280,8 @@ public:
   //! pause first leaves the predecessors time to publish: a slot read too early is read again and again, and its
   //! window more often holds no running count, which costs another round trip (docs/performance.md, "ReduceByKey:
   //! counts only"). A tile of at least `dense_heads` heads pauses twice as long: on an H100, up to 4 % off calls whose
-  //! runs average 1-4 items, the others unchanged (docs/performance.md, "ReduceByKey: twice the pause in tiles dense
-  //! in heads").
+  //! runs average 1-4 items (1-8 for int64 keys with double values), the others unchanged (docs/performance.md,
+  //! "ReduceByKey: twice the pause in tiles dense in heads").
   FOLD_DEVICE FOLD_FORCEINLINE OffsetT exclusive_prefix(OffsetT tile, OffsetT tile_heads) const
   {
     using ViewT    = TileView<OffsetT, NoRunValue>;
