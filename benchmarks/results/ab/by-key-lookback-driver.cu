@@ -87,6 +87,19 @@ int main(int argc, char** argv)
     }
     return 0;
   }
+  if (argc > 3 && argv[3][0] == 'u') // "u": all six pairs in runs of 1, 2 and 4 (added for by-key-pause-ladder)
+  {
+    for (size_t mean : {size_t(1), size_t(2), size_t(4)})
+    {
+      run<int, float>("int32,float", n, mean, reps);
+      run<int, int>("int32,int32", n, mean, reps);
+      run<std::int64_t, double>("int64,double", n, mean, reps);
+      run<std::int64_t, float>("int64,float", n, mean, reps);
+      run<std::int64_t, int>("int64,int32", n, mean, reps);
+      run<int, double>("int32,double", n, mean, reps);
+    }
+    return 0;
+  }
   if (argc > 3 && (argv[3][0] == 'r' || argv[3][0] == 'R')) // "r": both pairs over the run lengths around the
   { // pauses' crossover; "R": int64/double in runs of 1-8 and one run (mean 0 passes `mean <= 8`), int32/float in
     // runs of 2-8 (added for by-key-dense-pause)
