@@ -165,6 +165,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
   const bool overlap          = may_overlap(facts.arch, forced);
   const auto wave             = static_cast<OffsetT>(facts.sms) * static_cast<OffsetT>(shape.min_blocks);
   const unsigned int pause_ns = num_tiles > run_look_back_pause_waves * wave ? run_look_back_pause_ns : 0u;
+  const int dense_factor      = num_tiles > run_dense_pause_waves * wave ? 1 : run_short_call_dense_factor;
   if (const cudaError_t error = launch(kernel,
                                        static_cast<int>(num_tiles > 0 ? num_tiles : 1),
                                        shape.block_threads,
@@ -182,7 +183,7 @@ cudaError_t reduce_by_key(void* d_temp_storage,
                                        CountsT(reinterpret_cast<typename CountsT::SlotT*>(base),
                                                call,
                                                pause_ns,
-                                               static_cast<OffsetT>(shape.dense_heads)),
+                                               static_cast<OffsetT>(dense_factor * shape.dense_heads)),
                                        records);
       error != cudaSuccess || num_tiles <= 1)
   {

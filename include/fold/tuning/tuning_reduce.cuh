@@ -268,10 +268,15 @@ inline constexpr int run_fix_up_tiles   = 1;
 //! six pairs of key and value types): 0.962-0.993 of the time where runs average 1-2 items, 0.972-0.994 at 4
 //! (int32/float 0.990 at 2^28, 1.009 at 2^26 within cub's spread), int64/double 0.980-0.986 at 8; 3000 ns everywhere
 //! took runs of 8 and longer (16 for int64/double) 1.035-1.22 (docs/performance.md, "ReduceByKey: twice the pause in
-//! tiles dense in heads").
+//! tiles dense in heads"). In a call of at most `run_dense_pause_waves` waves a tile needs
+//! `run_short_call_dense_factor` times the heads to be dense: at 2^24 items on an H100, 0.92-0.98 of the time in runs
+//! of 2-4 (int32 keys with 4-byte values) and of 8 (int64/double), the densest tiles' long pause kept
+//! (docs/performance.md, "ReduceByKey: the dense pause in short calls").
 inline constexpr unsigned int run_look_back_pause_ns = 1500;
 inline constexpr int run_look_back_pause_waves       = 4;
 inline constexpr int run_dense_head_bytes            = 40;
+inline constexpr int run_dense_pause_waves           = 16;
+inline constexpr int run_short_call_dense_factor     = 4;
 
 template <typename KeyT, typename AccumT>
 FOLD_HOST_DEVICE constexpr ReduceByKeyShape reduce_by_key_shape()
