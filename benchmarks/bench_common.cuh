@@ -344,4 +344,26 @@ const char* type_name()
     return "?";
 }
 
+//! An array of `shape` reduced over `axes`: its items, its outputs, and the reduced axes as a bit mask.
+struct AxesCounts
+{
+  std::size_t items = 1, outputs = 1;
+  unsigned mask = 0;
+};
+
+inline AxesCounts axes_counts(const std::vector<std::int64_t>& shape, const std::vector<int>& axes)
+{
+  AxesCounts c;
+  for (int a : axes)
+  {
+    c.mask |= 1u << a;
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d)
+  {
+    c.items *= static_cast<std::size_t>(shape[d]);
+    c.outputs *= (c.mask >> d & 1u) ? 1 : static_cast<std::size_t>(shape[d]);
+  }
+  return c;
+}
+
 } // namespace bench

@@ -671,17 +671,10 @@ template <typename T, Op O = Op::Sum>
 void axes_case(benchmark::State& state, std::vector<std::int64_t> shape, std::vector<int> axes, std::string name)
 {
   static_assert(O == Op::Sum || O == Op::Max, "axes_case: Sum or Max");
-  std::size_t items = 1, outputs = 1;
-  unsigned mask = 0;
-  for (int a : axes)
-  {
-    mask |= 1u << a;
-  }
-  for (std::size_t d = 0; d < shape.size(); ++d)
-  {
-    items *= shape[d];
-    outputs *= (mask >> d & 1u) ? 1 : shape[d];
-  }
+  const bench::AxesCounts counts = bench::axes_counts(shape, axes);
+  const std::size_t items        = counts.items;
+  const std::size_t outputs      = counts.outputs;
+  const unsigned mask            = counts.mask;
   Buffer<T> in(items), out(outputs), cub_out(outputs);
   bench::fill(in.data, items, 11);
   const fold::Extents extents(shape.data(), static_cast<int>(shape.size()));

@@ -37,17 +37,9 @@ __global__ void fill_signed(T* x, std::size_t n)
 template <typename T, bool Max = false, bool ThroughMax = false>
 void run(const char* name, bool ncu, std::vector<std::int64_t> shape, std::vector<int> reduced_axes, bool outlier)
 {
-  std::size_t n = 1, outputs = 1;
-  unsigned mask = 0;
-  for (int a : reduced_axes)
-  {
-    mask |= 1u << a;
-  }
-  for (std::size_t d = 0; d < shape.size(); ++d)
-  {
-    n *= shape[d];
-    outputs *= (mask >> d & 1u) ? 1 : shape[d];
-  }
+  const bench::AxesCounts counts = bench::axes_counts(shape, reduced_axes);
+  const std::size_t n            = counts.items;
+  const std::size_t outputs      = counts.outputs;
   T* in        = nullptr;
   float* whole = nullptr;
   T* out       = nullptr;
