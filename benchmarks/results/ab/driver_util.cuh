@@ -47,8 +47,8 @@ __global__ void fill(T* x, long long n, float offset = 0.0f)
   }
 }
 
-//! `x[i]`: a hash of `i`; floating-point items `scale * u + offset` with `u` uniform in [0, 1) (24 bits), integers
-//! the hash's top 63 bits converted to `T` (their whole range for 4-byte ones).
+//! `x[i]`: a hash of `i`; floating-point items (half and bfloat16 too) `scale * u + offset` with `u` uniform in [0, 1)
+//! (24 bits), integers the hash's top 63 bits converted to `T` (their whole range for 4-byte ones).
 template <typename T>
 __global__ void fill_hashed(T* x, std::size_t n, double scale = 2000.0, double offset = -1000.0)
 {
@@ -61,6 +61,10 @@ __global__ void fill_hashed(T* x, std::size_t n, double scale = 2000.0, double o
     if constexpr (std::is_floating_point_v<T>)
     {
       x[i] = static_cast<T>(static_cast<double>(h & 0xffffffull) / 16777216.0 * scale + offset);
+    }
+    else if constexpr (!std::is_integral_v<T>) // half and bfloat16, through float
+    {
+      x[i] = static_cast<T>(static_cast<float>(static_cast<double>(h & 0xffffffull) / 16777216.0 * scale + offset));
     }
     else
     {
