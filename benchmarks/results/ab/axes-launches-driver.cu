@@ -20,35 +20,31 @@
 #include <string>
 #include <vector>
 
-//! `x[i]` in [-1, 1) from a hash of `i`, through float (so half items are never infinite).
-template <typename T>
-__global__ void fill_signed(T* x, std::size_t n)
+//! What `run` reduces with: DeviceReduceAxes::Sum; Reduce with fold::Max (an exact operator, as an integer sum is); or
+//! DeviceReduceAxes::Max (order keys, as fold-segmented-bench calls it).
+enum class AxesOp
 {
-  for (std::size_t i = blockIdx.x * std::size_t{256} + threadIdx.x; i < n; i += std::size_t{256} * gridDim.x)
-  {
-    unsigned long long h = i * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    x[i] = static_cast<T>(static_cast<float>(h & 0xffffffull) / 8388608.0f - 1.0f);
-  }
-}
+  sum,
+  reduce_max,
+  max
+};
 
-//! `Max`: Reduce with fold::Max (an exact operator, as an integer sum is), or with `ThroughMax` DeviceReduceAxes::Max
-//! (order keys). `outlier`: the line format of `outliers` and its input (`fill_signed`), else the [rows, cols] one.
-template <typename T, bool Max = false, bool ThroughMax = false>
+//! `outlier`: the line format of `outliers` and its input (`fill_hashed` in [-1, 1)), else the [rows, cols] one.
+template <typename T, AxesOp Op = AxesOp::sum>
 void run(const char* name, bool ncu, std::vector<std::int64_t> shape, std::vector<int> reduced_axes, bool outlier)
 {
   const bench::AxesCounts counts = bench::axes_counts(shape, reduced_axes);
   const std::size_t n            = counts.items;
   const std::size_t outputs      = counts.outputs;
-  T* in        = nullptr;
-  float* whole = nullptr;
-  T* out       = nullptr;
+  T* in                          = nullptr;
+  float* whole                   = nullptr;
+  T* out                         = nullptr;
   CHECK(cudaMalloc(&in, n * sizeof(T)));
   CHECK(cudaMalloc(&out, outputs * sizeof(T)));
   CHECK(cudaMalloc(&whole, sizeof(float)));
   if (outlier)
   {
-    fill_signed<<<1024, 256>>>(in, n);
+    fill_hashed<<<1024, 256>>>(in, n, 2.0, -1.0);
   }
   else
   {
@@ -60,11 +56,11 @@ void run(const char* name, bool ncu, std::vector<std::int64_t> shape, std::vecto
   std::size_t axes_bytes = 0, sum_bytes = 0;
   auto reduce_axes = [&](void* storage)
   {
-    if constexpr (ThroughMax)
+    if constexpr (Op == AxesOp::max)
     {
       return fold::DeviceReduceAxes::Max(storage, axes_bytes, in, out, extents, axes_);
     }
-    else if constexpr (Max)
+    else if constexpr (Op == AxesOp::reduce_max)
     {
       return fold::DeviceReduceAxes::Reduce(
           storage, axes_bytes, in, out, extents, axes_, fold::Max{}, std::numeric_limits<T>::lowest());
@@ -108,8 +104,8 @@ void run(const char* name, bool ncu, std::vector<std::int64_t> shape, std::vecto
                 n * sizeof(T) / 1048576.0);
     const float queued_axes = median_us(0, true, 1, [&] { CHECK(axes()); });
     const float queued_sum  = median_us(0, true, 1, [&] { CHECK(sum()); });
-    std::printf(" axes queued %.1f us (%.1f%% of 4814 GB/s), one/b2b", queued_axes,
-                n * sizeof(T) / queued_axes / 4814e3 * 100);
+    std::printf(
+        " axes queued %.1f us (%.1f%% of 4814 GB/s), one/b2b", queued_axes, n * sizeof(T) / queued_axes / 4814e3 * 100);
     print_call_and_b2b(0, axes);
     std::printf(" | whole-array Sum queued %.1f us, one/b2b", queued_sum);
     print_call_and_b2b(0, sum);
@@ -133,12 +129,12 @@ struct Outlier
   std::vector<int> axes;
 };
 const std::vector<Outlier> outliers = {
-  {"64x4096x256/axis1", false, false, {64, 4096, 256}, {1}},
-  {"64x4096x256/axis1/max", false, true, {64, 4096, 256}, {1}},
-  {"64x56x56x256/axes012", false, false, {64, 56, 56, 256}, {0, 1, 2}},
-  {"64x56x56x256/axes012/max", false, true, {64, 56, 56, 256}, {0, 1, 2}},
-  {"16777216x16/axis0", false, false, {1 << 24, 16}, {0}},
-  {"16777216x16/axis0/half", true, false, {1 << 24, 16}, {0}},
+    {"64x4096x256/axis1", false, false, {64, 4096, 256}, {1}},
+    {"64x4096x256/axis1/max", false, true, {64, 4096, 256}, {1}},
+    {"64x56x56x256/axes012", false, false, {64, 56, 56, 256}, {0, 1, 2}},
+    {"64x56x56x256/axes012/max", false, true, {64, 56, 56, 256}, {0, 1, 2}},
+    {"16777216x16/axis0", false, false, {1 << 24, 16}, {0}},
+    {"16777216x16/axis0/half", true, false, {1 << 24, 16}, {0}},
 };
 
 void run_outliers(bool ncu, const char* only)
@@ -155,7 +151,7 @@ void run_outliers(bool ncu, const char* only)
     }
     else if (c.max)
     {
-      run<float, true, true>(c.name, ncu, c.shape, c.axes, true);
+      run<float, AxesOp::max>(c.name, ncu, c.shape, c.axes, true);
     }
     else
     {
@@ -164,13 +160,13 @@ void run_outliers(bool ncu, const char* only)
   }
 }
 
-// `axes-launches-driver <type> <rows> <cols> <axis>` or `axes-launches-driver ncu <type> <rows> <cols> <axis>`; a type of
-// `float-max` reduces floats with fold::Max instead of summing them. `axes-launches-driver outliers` and
+// `axes-launches-driver <type> <rows> <cols> <axis>` or `axes-launches-driver ncu <type> <rows> <cols> <axis>`; a type
+// of `float-max` reduces floats with fold::Max instead of summing them. `axes-launches-driver outliers` and
 // `axes-launches-driver ncu outliers <name>`: the shapes in `outliers`.
 int main(int argc, char** argv)
 {
-  const bool ncu         = argc > 1 && std::string(argv[1]) == "ncu";
-  const int a            = ncu ? 2 : 1;
+  const bool ncu = argc > 1 && std::string(argv[1]) == "ncu";
+  const int a    = ncu ? 2 : 1;
   if (argc > a && std::string(argv[a]) == "outliers")
   {
     run_outliers(ncu, argc > a + 1 ? argv[a + 1] : nullptr);
@@ -178,7 +174,8 @@ int main(int argc, char** argv)
   }
   if (argc < a + 4)
   {
-    std::printf("usage: axes-launches-driver [ncu] half|float|float-max|int32 rows cols axis, or [ncu] outliers [name]\n");
+    std::printf(
+        "usage: axes-launches-driver [ncu] half|float|float-max|int32 rows cols axis, or [ncu] outliers [name]\n");
     return 2;
   }
   const std::string type = argv[a];
@@ -194,7 +191,7 @@ int main(int argc, char** argv)
   }
   else if (type == "float-max")
   {
-    run<float, true>("float-max", ncu, shape, axis, false);
+    run<float, AxesOp::reduce_max>("float-max", ncu, shape, axis, false);
   }
   else
   {
