@@ -87,8 +87,9 @@ int main(int argc, char** argv)
     }
     return 0;
   }
-  if (argc > 3 && argv[3][0] == 'u') // "u": all six pairs in runs of 1, 2 and 4
-  {                                    // (added for by-key-short-calls-61fcc61.txt)
+  // "u": all six pairs in runs of 1, 2 and 4 (added for by-key-short-calls-61fcc61.txt)
+  if (argc > 3 && argv[3][0] == 'u')
+  {
     for (size_t mean : {size_t(1), size_t(2), size_t(4)})
     {
       run<int, float>("int32,float", n, mean, reps);

@@ -269,8 +269,8 @@ inline constexpr int run_fix_up_tiles   = 1;
 //! (int32/float 0.990 at 2^28, 1.009 at 2^26 within cub's spread), int64/double 0.980-0.986 at 8; 3000 ns everywhere
 //! took runs of 8 and longer (16 for int64/double) 1.035-1.22 (docs/performance.md, "ReduceByKey: twice the pause in
 //! tiles dense in heads"). In a call of at most `run_dense_pause_waves` waves a tile needs
-//! `run_short_call_dense_factor` times the heads to be dense: at 2^24 items on an H100, 0.92-0.98 of the time in runs
-//! of 2-4 (int32 keys with 4-byte values) and of 8 (int64/double), the densest tiles' long pause kept
+//! `run_short_call_dense_factor` times the heads to be dense: at 2^24 items on an H100, 0.955-0.985 of the time in
+//! runs of 2-4 (int32 keys with 4-byte values) and of 8 (int64/double), the densest tiles' long pause kept
 //! (docs/performance.md, "ReduceByKey: the dense pause in short calls").
 inline constexpr unsigned int run_look_back_pause_ns = 1500;
 inline constexpr int run_look_back_pause_waves       = 4;
